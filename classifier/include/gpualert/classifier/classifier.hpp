@@ -1,0 +1,48 @@
+#pragma once
+// The diagnosis engine. Rules are data (etc/rules/*.json, compiled in as the
+// built-in set; sites may add files). Patterns use RE2: linear time on any input.
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpualert/classifier/verdict.hpp"
+
+namespace gpualert::classify {
+
+// A rule file that does not parse or validate; what() names file and line.
+class RuleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class RuleSet;  // compiled rules; defined in the implementation
+
+class Classifier {
+ public:
+  // The built-in rules plus EXTRA rule files (a site's additions). Throws RuleError.
+  static Classifier with_builtin_rules(const std::vector<std::filesystem::path>& extra = {});
+  // Only the rules in FILES. Throws RuleError.
+  static Classifier from_files(const std::vector<std::filesystem::path>& files);
+
+  // Streams the log (any size, any bytes) with bounded memory.
+  // Throws std::system_error if the file cannot be opened.
+  Verdict classify_file(const std::filesystem::path& log, const RunStatus& status) const;
+  // Reads the descriptor to EOF (used for stdin).
+  Verdict classify_fd(int fd, const RunStatus& status) const;
+  Verdict classify_text(std::string_view text, const RunStatus& status) const;
+
+  std::size_t rule_count() const;
+
+  Classifier(Classifier&&) noexcept;
+  Classifier& operator=(Classifier&&) noexcept;
+  ~Classifier();
+
+ private:
+  explicit Classifier(std::shared_ptr<const RuleSet> rules);
+  std::shared_ptr<const RuleSet> rules_;
+};
+
+}  // namespace gpualert::classify

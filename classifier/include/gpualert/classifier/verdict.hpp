@@ -1,0 +1,54 @@
+#pragma once
+// A diagnosis: one class from shared/taxonomy.md, who must act, and the three
+// parts (what the data shows, what it implies, what it cannot decide).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpualert::classify {
+
+// One cited log line (1-based line number in the log that was read).
+struct Citation {
+  std::uint64_t line = 0;
+  std::string text;  // the line, made printable and cut to a sane length
+  std::string rule;  // id of the rule or parser that cited it
+};
+
+// A secondary finding: same class ids, never the primary cause.
+struct Finding {
+  std::string cls;
+  std::string summary;
+  double confidence = 0.0;
+  std::vector<Citation> evidence;
+};
+
+struct Verdict {
+  std::string cls;          // taxonomy id, e.g. "cuda_oom"
+  std::string family;       // e.g. "gpu"
+  std::string attribution;  // job | infra | scheduler | none | unknown
+  double confidence = 0.0;  // [0,1]
+  std::vector<std::string> shows;          // claims, each backed by evidence
+  std::vector<std::string> implies;        // the reading
+  std::vector<std::string> cannot_decide;  // honest limits
+  std::string remedy;                      // what to do next
+  std::vector<Citation> evidence;          // the lines behind `shows`
+  std::vector<Finding> secondary;
+  // What was read, so a report can say how much of the log was seen.
+  std::uint64_t lines_read = 0;
+  std::uint64_t bytes_read = 0;
+  bool partial_scan = false;  // a huge log was sampled (head + tail), not read whole
+};
+
+// What is known about how the process ended, besides its output.
+struct RunStatus {
+  // >= 0: exit code. < 0: killed by signal -exit_code (the anchor corpus convention).
+  std::optional<int> exit_code;
+  // Slurm job state when known: COMPLETED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED,
+  // CANCELLED, OUT_OF_MEMORY (a suffix like "CANCELLED by 0" is accepted).
+  std::optional<std::string> slurm_state;
+  // The wrapper could not exec the command at all (missing binary, not executable).
+  bool exec_failed = false;
+};
+
+}  // namespace gpualert::classify

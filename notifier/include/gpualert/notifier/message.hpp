@@ -1,0 +1,51 @@
+#pragma once
+// A notification as data: envelope, headers, text body, files to attach.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpualert::notify {
+
+struct Envelope {
+  std::string from;              // bare address, e.g. "alice@gpu041"
+  std::vector<std::string> to;   // bare addresses
+};
+
+// A file that should travel with the message if the budget allows.
+struct FileCandidate {
+  std::filesystem::path path;   // absolute
+  std::string attach_name;      // file name shown to the reader, e.g. "output.log"
+  std::string content_type = "text/plain; charset=utf-8";
+};
+
+struct PlannedFile {
+  FileCandidate file;
+  std::uint64_t raw_size = 0;      // bytes that will be read (a snapshot: later growth is ignored)
+  std::uint64_t encoded_size = 0;  // bytes in the message after base64
+  bool compressed = false;         // attached as gzip (name gets ".gz")
+};
+
+// A file that did not fit or could not be read; always named in the body.
+struct OmittedFile {
+  std::filesystem::path path;
+  std::uint64_t size = 0;
+  std::string reason;  // e.g. "over the 20.0 MiB attachment budget", "unreadable: Permission denied"
+};
+
+struct AttachmentPlan {
+  std::uint64_t budget = 0;  // encoded bytes allowed for all attachments together
+  std::uint64_t used = 0;    // encoded bytes the attached files take
+  std::vector<PlannedFile> attached;
+  std::vector<OmittedFile> omitted;
+};
+
+struct Message {
+  Envelope envelope;
+  std::string subject;    // untrusted text allowed: it is sanitised and RFC 2047-encoded
+  std::string body_text;  // UTF-8; sent quoted-printable
+  AttachmentPlan attachments;
+  std::vector<std::pair<std::string, std::string>> extra_headers;  // e.g. {"X-Gpualert-Class", "cuda_oom"}
+};
+
+}  // namespace gpualert::notify

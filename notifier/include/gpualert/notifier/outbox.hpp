@@ -1,0 +1,40 @@
+#pragma once
+// The durable outbox: every message is stored complete before any send is tried,
+// and stays until a relay has accepted it.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpualert/notifier/message.hpp"
+
+namespace gpualert::notify {
+
+struct StoredMessage {
+  std::string id;                  // unique, sortable by time
+  std::filesystem::path eml;       // outbox/pending/<id>.eml (complete message)
+  std::filesystem::path meta;      // outbox/pending/<id>.json (envelope, attempts, last error)
+  Envelope envelope;
+  int attempts = 0;
+  std::string last_error;
+};
+
+class Outbox {
+ public:
+  // Creates DIR/pending and DIR/sent (mode 0700) if missing; throws std::system_error.
+  explicit Outbox(std::filesystem::path dir);
+
+  // Writes the message (tmp file, fsync, rename, fsync dir). After this returns,
+  // the message survives a crash. Throws std::system_error (e.g. disk full).
+  StoredMessage store(const Message& msg);
+
+  std::vector<StoredMessage> pending() const;       // oldest first
+  void mark_sent(const StoredMessage& m);            // moves both files to sent/
+  void record_failure(StoredMessage& m, const std::string& error);  // attempts+1, last_error
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace gpualert::notify
