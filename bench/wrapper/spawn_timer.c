@@ -1,0 +1,68 @@
+/* Times whole commands: runs each variant N times, interleaved (so drift in the
+ * machine's load hits all variants alike), and prints the median and quartiles
+ * in milliseconds. Usage: spawn_timer N -- name1 cmd1 args ; name2 cmd2 args ; ...
+ * Each command's stdout/stderr go to /dev/null. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 || strcmp(argv[2], "--") != 0) {
+    fprintf(stderr, "usage: spawn_timer N -- name cmd args ; name cmd args ...\n");
+    return 64;
+  }
+  int n = atoi(argv[1]);
+  char **variants[16];
+  const char *names[16];
+  int nv = 0;
+  int i = 3;
+  while (i < argc && nv < 16) {
+    names[nv] = argv[i++];
+    variants[nv] = &argv[i];
+    while (i < argc && strcmp(argv[i], ";") != 0) i++;
+    if (i < argc) argv[i++] = NULL;
+    nv++;
+  }
+  double *times = calloc((size_t)(n * nv), sizeof(double));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  for (int r = 0; r < n; ++r) {
+    for (int v = 0; v < nv; ++v) {
+      pid_t pid;
+      double t0 = now_ms();
+      if (posix_spawnp(&pid, variants[v][0], &fa, NULL, variants[v], environ) != 0) {
+        perror("posix_spawnp");
+        return 1;
+      }
+      int st;
+      waitpid(pid, &st, 0);
+      times[v * n + r] = now_ms() - t0;
+    }
+  }
+  for (int v = 0; v < nv; ++v) {
+    double *t = &times[v * n];
+    qsort(t, (size_t)n, sizeof(double), cmp);
+    printf("%s\t%.3f\t%.3f\t%.3f\n", names[v], t[n / 2], t[n / 4], t[(3 * n) / 4]);
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+// `gpualert classify LOG...`: the diagnosis engine on its own, for any log.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "gpualert/classifier/classifier.hpp"
+#include "gpualert/classifier/verdict_format.hpp"
+
+namespace gpualert::cli {
+
+int classify_command(const ClassifyOptions& o) {
+  std::optional<classify::Classifier> c;
+  try {
+    c.emplace(classify::Classifier::with_builtin_rules(o.rules));
+  } catch (const std::exception& e) {
+    std::cerr << "gpualert classify: " << e.what() << "\n";
+    return 2;
+  }
+  classify::RunStatus status;
+  status.exit_code = o.exit_code;
+  status.slurm_state = o.state;
+  int rc = 0;
+  for (const auto& log : o.logs) {
+    try {
+      const classify::Verdict v = log == "-" ? c->classify_fd(STDIN_FILENO, status) : c->classify_file(log, status);
+      if (o.json) {
+        auto j = classify::to_json(v);
+        j["input"] = log;
+        std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      } else {
+        if (o.logs.size() > 1) std::cout << "== " << log << "\n";
+        std::cout << classify::to_text(v) << "\n";
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "gpualert classify: " << log << ": " << e.what() << "\n";
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+}  // namespace gpualert::cli

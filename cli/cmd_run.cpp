@@ -1,0 +1,119 @@
+// `gpualert run -- CMD`: log destination first, then the child, then the
+// isolated diagnosis, then exit exactly as the child did.
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "gpualert/common/durable_file.hpp"
+#include "gpualert/config/defaults.hpp"
+#include "gpualert/config/loader.hpp"
+#include "gpualert/runner/exit_mirror.hpp"
+#include "gpualert/runner/run_dir.hpp"
+#include "gpualert/runner/wrapped_run.hpp"
+#include "post_run.hpp"
+#include "run_record.hpp"
+
+namespace gpualert::cli {
+namespace {
+
+std::string current_dir() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) ? buf : ".";
+}
+
+// Our own messages must never be mistaken for the job's: one prefix, stderr only.
+void warn(const std::string& msg) { std::cerr << "gpualert: " << msg << "\n"; }
+
+}  // namespace
+
+void run_command(const RunOptions& o) {
+  config::Loader loader = config::load_layers(o.config_file);
+  for (const auto& [key, value, flag] : o.flags) loader.apply_value(key, value, flag);
+  const config::Settings settings = loader.settings();
+
+  report::RunFacts facts;
+  facts.command = o.command;
+  facts.cwd = current_dir();
+  facts.host = config::host_name();
+  facts.user = config::current_user();
+  for (const auto& p : loader.problems()) {
+    warn("config: " + p.text());
+    facts.problems.push_back("config: " + p.text());
+  }
+
+  // Signals are blocked from here until the child exists, so none is lost.
+  runner::SignalRelay relay;
+  relay.install();
+
+  std::vector<std::string> dir_errors;
+  std::optional<runner::RunDir> rd = runner::prepare_run_dir(o.run_dir, settings.state_dir, dir_errors);
+  for (const auto& e : dir_errors) {
+    warn(e);
+    facts.problems.push_back(e);
+  }
+  std::unique_ptr<runner::LogWriter> log;
+  if (rd) {
+    for (const auto& w : rd->warnings) {
+      warn(w);
+      facts.problems.push_back(w);
+    }
+    facts.run_dir = rd->dir;
+    facts.log = rd->log;
+    facts.started = std::chrono::system_clock::now();
+    try {
+      write_file_atomic(rd->run_json, run_record(facts, false, "").dump(2) + "\n");
+    } catch (const std::exception& e) {
+      warn(std::string("run.json: ") + e.what());
+      facts.problems.push_back(std::string("run.json: ") + e.what());
+    }
+    log = std::make_unique<runner::LogWriter>(rd->log_fd, rd->streams_fd);
+  } else {
+    warn("no place could hold the log; the command runs uncaptured");
+  }
+
+  runner::WrapResult res;
+  try {
+    res = runner::run_wrapped(o.command, log.get(), relay);
+  } catch (const std::exception& e) {
+    // Pipes or fork failed before the command ran: say so, as a shell would.
+    warn(std::string("could not start the command: ") + e.what());
+    relay.restore();
+    ::_exit(126);
+  }
+
+  facts.started = res.started;
+  facts.ended = res.ended;
+  facts.duration = res.duration;
+  facts.wait_status = res.wait_status;
+  facts.exec_failed = res.exec_failed;
+  facts.problems.insert(facts.problems.end(), res.notes.begin(), res.notes.end());
+  std::string log_error;
+  if (log) {
+    facts.log_bytes = log->bytes();
+    log_error = log->error();
+    if (!log_error.empty()) facts.problems.push_back("the log is incomplete: " + log_error);
+    log.reset();
+  }
+
+  PostRunInput in;
+  in.facts = facts;
+  in.settings = settings;
+  if (rd) {
+    in.run_json = rd->run_json;
+    in.verdict_json = rd->verdict_json;
+  }
+  in.log_error = log_error;
+  in.quiet = o.quiet;
+  try {
+    post_run_isolated(in, relay);
+  } catch (...) {
+    // Nothing after the child's exit may change our exit status.
+  }
+  relay.restore();
+  runner::exit_like(res.wait_status);
+}
+
+}  // namespace gpualert::cli

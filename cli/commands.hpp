@@ -1,0 +1,45 @@
+#pragma once
+// One function per subcommand of the `gpualert` binary; main.cpp only parses.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpualert::cli {
+
+// Settings given as flags, applied over files and environment: (key, value, flag name).
+using FlagSettings = std::vector<std::tuple<std::string, std::string, std::string>>;
+
+struct RunOptions {
+  std::vector<std::string> command;
+  std::optional<std::filesystem::path> config_file;
+  std::optional<std::filesystem::path> run_dir;
+  FlagSettings flags;
+  bool quiet = false;
+};
+[[noreturn]] void run_command(const RunOptions& o);
+
+struct ClassifyOptions {
+  std::vector<std::string> logs;
+  bool json = false;
+  std::optional<int> exit_code;
+  std::optional<std::string> state;
+  std::vector<std::filesystem::path> rules;
+};
+int classify_command(const ClassifyOptions& o);
+
+struct OutboxOptions {
+  std::string action;  // flush | list
+  std::optional<std::filesystem::path> config_file;
+  FlagSettings flags;
+};
+int outbox_command(const OutboxOptions& o);
+
+struct LogOptions {
+  std::string stream = "all";  // out | err | gpualert | all
+  std::filesystem::path run;   // run directory or its output.log
+};
+int log_command(const LogOptions& o);
+
+}  // namespace gpualert::cli

@@ -1,0 +1,138 @@
+#include "post_run.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+
+#include "artifacts.hpp"
+#include "gpualert/classifier/classifier.hpp"
+#include "gpualert/classifier/verdict_format.hpp"
+#include "gpualert/common/durable_file.hpp"
+#include "gpualert/common/wait_status.hpp"
+#include "gpualert/report/delivery.hpp"
+#include "gpualert/report/message_builder.hpp"
+#include "run_record.hpp"
+
+namespace gpualert::cli {
+namespace {
+
+// Time allowed for everything but sending: classifying a huge log, building the message.
+constexpr auto kWorkAllowance = std::chrono::seconds(20);
+
+classify::Classifier load_classifier(const config::Settings& s, std::vector<std::string>& problems) {
+  try {
+    return classify::Classifier::with_builtin_rules(s.rule_files);
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("site rules ignored: ") + e.what());
+    return classify::Classifier::with_builtin_rules();
+  }
+}
+
+classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& problems) {
+  classify::RunStatus status;
+  if (in.facts.wait_status) status.exit_code = signed_exit_code(*in.facts.wait_status);
+  status.exec_failed = in.facts.exec_failed;
+  const auto classifier = load_classifier(in.settings, problems);
+  if (in.facts.log.empty()) return classifier.classify_text("", status);
+  return classifier.classify_file(in.facts.log, status);
+}
+
+}  // namespace
+
+int post_run(const PostRunInput& in) {
+  report::RunFacts facts = in.facts;
+  try {
+    if (!in.run_json.empty()) {
+      try {
+        write_file_atomic(in.run_json, run_record(facts, true, in.log_error).dump(2) + "\n");
+      } catch (const std::exception& e) {
+        facts.problems.push_back(std::string("run.json not updated: ") + e.what());
+      }
+    }
+    classify::Verdict v;
+    try {
+      v = diagnose(in, facts.problems);
+    } catch (const std::exception& e) {
+      facts.problems.push_back(std::string("the log could not be classified: ") + e.what());
+      classify::RunStatus status;
+      if (facts.wait_status) status.exit_code = signed_exit_code(*facts.wait_status);
+      v = classify::Classifier::with_builtin_rules().classify_text("", status);
+    }
+    if (!in.verdict_json.empty()) {
+      try {
+        write_file_atomic(in.verdict_json, classify::to_json(v).dump(2) + "\n");
+      } catch (const std::exception& e) {
+        facts.problems.push_back(std::string("verdict.json not written: ") + e.what());
+      }
+    }
+    const auto arts = select_artifacts(in.settings.artifacts, facts.cwd);
+    facts.problems.insert(facts.problems.end(), arts.problems.begin(), arts.problems.end());
+    report::MessageInputs mi;
+    mi.from = in.settings.from;
+    mi.to = in.settings.to;
+    mi.budget = in.settings.attach_budget;
+    mi.tail_lines = in.settings.tail_lines;
+    mi.artifacts = arts.files;
+    mi.refused = arts.refused;
+    const notify::Message msg = report::build_message(v, facts, mi);
+    const report::Delivery d = report::deliver(msg, in.settings);
+    if (!in.quiet) std::cerr << report::summary(v, facts, d.describe(in.settings)) << std::flush;
+    return d.stored ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpualert: post-run processing failed: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+void post_run_isolated(const PostRunInput& in, runner::SignalRelay& relay) {
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::cerr << "gpualert: cannot fork to diagnose the run; the log is at " << in.facts.log.string() << "\n";
+    return;
+  }
+  if (pid == 0) {
+    relay.restore();  // Ctrl-C during a slow send should stop the sender, as users expect
+    ::_exit(post_run(in));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + in.settings.send_timeout + kWorkAllowance;
+  for (;;) {
+    int st = 0;
+    const pid_t w = ::waitpid(pid, &st, WNOHANG);
+    if (w == pid) {
+      if (WIFSIGNALED(st))
+        std::cerr << "gpualert: the diagnosis process died (" << describe_status(st) << "); the log is at "
+                  << in.facts.log.string() << "\n";
+      return;
+    }
+    if (w < 0 && errno != EINTR) return;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      // Left alive it would hold our stdout/stderr open for whoever waits on them.
+      // The message, if built, is already in the outbox: it was stored before sending.
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      std::cerr << "gpualert: diagnosis and delivery overran their deadline and were stopped; anything "
+                   "queued stays in the outbox; the log is at "
+                << in.facts.log.string() << "\n";
+      return;
+    }
+    pollfd p{relay.fd(), POLLIN, 0};
+    ::poll(&p, 1, 50);
+    for (const auto& s : relay.drain()) {
+      if (s.signo == SIGINT || s.signo == SIGTERM || s.signo == SIGHUP) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+        std::cerr << "gpualert: " << signal_name(s.signo)
+                  << " while diagnosing; stopped (anything queued stays in the outbox)\n";
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace gpualert::cli

@@ -1,0 +1,29 @@
+#pragma once
+// Everything after the child has exited: classify, write verdict.json and
+// run.json, build and deliver the message, print the summary. Runs in its own
+// process with a deadline, so nothing here can change the wrapper's exit status.
+#include <string>
+#include <vector>
+
+#include "gpualert/config/settings.hpp"
+#include "gpualert/report/run_facts.hpp"
+#include "gpualert/runner/signal_relay.hpp"
+
+namespace gpualert::cli {
+
+struct PostRunInput {
+  report::RunFacts facts;
+  config::Settings settings;
+  std::filesystem::path run_json, verdict_json;  // empty when there is no run directory
+  std::string log_error;
+  bool quiet = false;
+};
+
+// Does the work in this process; never throws. Returns 0 when the message was stored.
+int post_run(const PostRunInput& in);
+
+// Forks post_run() and waits for it until the deadline (send timeout plus time
+// to classify); past that, or on SIGINT/SIGTERM/SIGHUP, it is stopped.
+void post_run_isolated(const PostRunInput& in, runner::SignalRelay& relay);
+
+}  // namespace gpualert::cli

@@ -1,0 +1,42 @@
+#pragma once
+// Everything a user or site can set, with the defaults that make gpualert work
+// with nothing configured (mail goes to a local outbox).
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpualert::config {
+
+struct Settings {
+  // Delivery. An empty smtp_url means "no relay": messages stay in the outbox.
+  std::string smtp_url;
+  std::string smtp_user;
+  std::filesystem::path smtp_password_file;
+  std::string smtp_tls = "auto";  // auto | required | off
+  std::filesystem::path smtp_ca_file;
+  bool smtp_verify_peer = true;
+  std::string from;             // default: gpualert@<host>
+  std::vector<std::string> to;  // default: <user>@<host>
+  std::chrono::milliseconds send_timeout{15000};
+
+  // Where things live.
+  std::filesystem::path state_dir;  // default: $XDG_STATE_HOME/gpualert or ~/.local/state/gpualert
+  std::filesystem::path outbox;     // default: <state_dir>/outbox
+  std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
+
+  // The message.
+  std::uint64_t attach_budget = 20ull << 20;  // encoded bytes for all attachments
+  int tail_lines = 40;                        // log lines shown inline in the body
+  std::vector<std::string> artifacts;         // globs relative to the working directory
+};
+
+// A problem found while reading settings. Never fatal: the job still runs.
+struct Problem {
+  std::string where;    // "file:line", "GPUALERT_SEND_TIMEOUT" or "--send-timeout"
+  std::string message;
+  std::string text() const { return where + ": " + message; }
+};
+
+}  // namespace gpualert::config

@@ -1,0 +1,160 @@
+// Layered settings. Every problem is recorded with where it came from and the
+// layer below stays in force: a bad config never stops the job.
+#include "gpualert/config/loader.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+#include "gpualert/config/addresses.hpp"
+#include "gpualert/config/defaults.hpp"
+
+namespace gpualert::config {
+namespace {
+
+// The keys a file, the environment (GPUALERT_<KEY>) and flags may set.
+const char* const kKeys[] = {
+    "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
+    "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
+    "attach_budget", "tail_lines", "artifact"};
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string env_name(const std::string& key) {
+  std::string n = "GPUALERT_";
+  for (char c : key) n += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return n;
+}
+
+// "~/x" means the user's home, as in a shell; nothing else is expanded.
+std::filesystem::path expand_home(const std::string& v) {
+  if (v == "~") return home_dir();
+  if (v.rfind("~/", 0) == 0) return home_dir() / v.substr(2);
+  return v;
+}
+
+std::optional<bool> parse_bool(const std::string& v) {
+  if (v == "yes" || v == "true" || v == "on" || v == "1") return true;
+  if (v == "no" || v == "false" || v == "off" || v == "0") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::filesystem::path system_config_path() {
+  if (const char* p = std::getenv("GPUALERT_SYSTEM_CONFIG"); p && *p) return p;
+  return "/etc/gpualert/gpualert.conf";
+}
+
+std::filesystem::path user_config_path() {
+  if (const char* p = std::getenv("GPUALERT_CONFIG"); p && *p) return p;
+  return xdg_dir("XDG_CONFIG_HOME", ".config") / "gpualert" / "gpualert.conf";
+}
+
+Loader::Loader() {
+  const std::string host = host_name();
+  s_.from = "gpualert@" + host;
+  s_.to = {current_user() + "@" + host};
+  s_.state_dir = xdg_dir("XDG_STATE_HOME", ".local/state") / "gpualert";
+  s_.outbox = s_.state_dir / "outbox";
+}
+
+void Loader::apply_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return;  // an absent file is the normal case
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const std::string where = file.string() + ":" + std::to_string(lineno);
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    const auto eq = t.find('=');
+    if (eq == std::string::npos) {
+      problems_.push_back({where, "expected 'key = value', got '" + t.substr(0, 80) + "'"});
+      continue;
+    }
+    set(trim(t.substr(0, eq)), trim(t.substr(eq + 1)), where);
+  }
+  if (in.bad()) problems_.push_back({file.string(), "read error"});
+}
+
+void Loader::apply_environment() {
+  for (const char* key : kKeys) {
+    const std::string name = env_name(key);
+    if (const char* v = std::getenv(name.c_str()); v && *v) set(key, v, name);
+  }
+}
+
+void Loader::apply_value(const std::string& key, const std::string& value, const std::string& where) {
+  set(key, value, where);
+}
+
+void Loader::set(const std::string& key, const std::string& value, const std::string& where) {
+  auto bad = [&](const std::string& why) { problems_.push_back({where, key + ": " + why}); };
+  if (key == "smtp_url") {
+    if (!value.empty() && value.rfind("smtp://", 0) != 0 && value.rfind("smtps://", 0) != 0)
+      return bad("must start with smtp:// or smtps://, got '" + value + "'");
+    s_.smtp_url = value;
+  } else if (key == "smtp_user") {
+    s_.smtp_user = value;
+  } else if (key == "smtp_password_file") {
+    s_.smtp_password_file = expand_home(value);
+  } else if (key == "smtp_tls") {
+    if (value != "auto" && value != "required" && value != "off") return bad("must be auto, required or off");
+    s_.smtp_tls = value;
+  } else if (key == "smtp_ca_file") {
+    s_.smtp_ca_file = expand_home(value);
+  } else if (key == "smtp_verify_peer") {
+    const auto b = parse_bool(value);
+    if (!b) return bad("must be yes or no");
+    s_.smtp_verify_peer = *b;
+  } else if (key == "from") {
+    if (!valid_address(value)) return bad("not a mail address: '" + value + "'");
+    s_.from = value;
+  } else if (key == "to") {
+    std::vector<std::string> list;
+    std::string why;
+    if (!parse_address_list(value, list, why)) return bad(why);
+    s_.to = list;
+  } else if (key == "send_timeout") {
+    const auto d = parse_duration(value);
+    if (!d || d->count() <= 0) return bad("expected seconds, e.g. 15 or 2.5s, got '" + value + "'");
+    s_.send_timeout = *d;
+  } else if (key == "state_dir") {
+    s_.state_dir = expand_home(value);
+    if (!outbox_explicit_) s_.outbox = s_.state_dir / "outbox";
+  } else if (key == "outbox") {
+    s_.outbox = expand_home(value);
+    outbox_explicit_ = true;
+  } else if (key == "rules") {
+    s_.rule_files.emplace_back(expand_home(value));
+  } else if (key == "attach_budget") {
+    const auto n = parse_size(value);
+    if (!n) return bad("expected a size such as 20MiB, got '" + value + "'");
+    s_.attach_budget = *n;
+  } else if (key == "tail_lines") {
+    const auto n = parse_size(value);
+    if (!n || *n > 10000) return bad("expected a number of lines (0-10000)");
+    s_.tail_lines = static_cast<int>(*n);
+  } else if (key == "artifact") {
+    s_.artifacts.push_back(value);
+  } else {
+    problems_.push_back({where, "unknown setting '" + key + "'"});
+  }
+}
+
+Loader load_layers(const std::optional<std::filesystem::path>& config_file) {
+  Loader l;
+  l.apply_file(system_config_path());
+  l.apply_file(config_file ? *config_file : user_config_path());
+  l.apply_environment();
+  return l;
+}
+
+}  // namespace gpualert::config

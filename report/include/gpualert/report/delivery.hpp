@@ -1,0 +1,28 @@
+#pragma once
+// Store first, then send: the outbox holds the complete message before any
+// relay is contacted, so a refused, reset or silent relay loses nothing.
+#include <filesystem>
+#include <string>
+
+#include "gpualert/config/settings.hpp"
+#include "gpualert/notifier/message.hpp"
+#include "gpualert/notifier/smtp_sender.hpp"
+
+namespace gpualert::report {
+
+struct Delivery {
+  bool stored = false;
+  std::filesystem::path eml;  // where the complete message is
+  bool attempted = false;     // a relay was configured and tried
+  bool sent = false;
+  std::string error;
+  // One line for the terminal: where the message is and what happened to it.
+  std::string describe(const config::Settings& s) const;
+};
+
+notify::SmtpConfig smtp_config(const config::Settings& s);
+
+// Never throws.
+Delivery deliver(const notify::Message& msg, const config::Settings& s);
+
+}  // namespace gpualert::report

@@ -1,0 +1,170 @@
+// The words a user reads: subject, body and terminal summary. The verdict
+// comes first (what failed, whose problem, what to do); facts and the log tail follow.
+#include "gpualert/report/message_builder.hpp"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "gpualert/common/text.hpp"
+#include "gpualert/common/wait_status.hpp"
+#include "gpualert/notifier/attachment_budget.hpp"
+
+namespace gpualert::report {
+namespace {
+
+std::string status_detail(const RunFacts& f) {
+  std::string s;
+  if (f.exec_failed) s = "could not start";
+  else if (f.wait_status) s = WIFSIGNALED(*f.wait_status) ? signal_name(WTERMSIG(*f.wait_status)) : describe_status(*f.wait_status);
+  else s = "status unknown";
+  if (f.duration.count() > 0 || f.wait_status) s += ", " + human_duration(f.duration);
+  return s;
+}
+
+std::string who_acts(const std::string& attribution) {
+  if (attribution == "job") return "the job (code, configuration or data)";
+  if (attribution == "infra") return "the cluster (hardware, node, network or filesystem): tell the admins";
+  if (attribution == "scheduler") return "the scheduler or an operator";
+  if (attribution == "none") return "nobody: the run looks healthy";
+  return "undecided: see what the data cannot decide";
+}
+
+std::string confidence_text(double c) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.2f", c);
+  return buf;
+}
+
+std::string command_line(const std::vector<std::string>& cmd) {
+  std::string s;
+  for (const auto& a : cmd) {
+    if (!s.empty()) s += ' ';
+    const bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
+    s += plain ? a : "'" + a + "'";
+  }
+  return one_line(s, 400);
+}
+
+void bullet_list(std::ostringstream& o, const std::vector<std::string>& items) {
+  for (const auto& i : items) o << "  - " << printable_utf8(i) << "\n";
+}
+
+}  // namespace
+
+std::string status_word(const classify::Verdict& v, const RunFacts& f) {
+  if (f.exec_failed) return "FAILED";
+  if (f.wait_status && WIFSIGNALED(*f.wait_status)) return "KILLED";
+  const bool exited_zero = f.wait_status && WIFEXITED(*f.wait_status) && WEXITSTATUS(*f.wait_status) == 0;
+  if (exited_zero) return v.family == "healthy" ? "OK" : "SUSPECT";
+  return "FAILED";
+}
+
+std::string subject(const classify::Verdict& v, const RunFacts& f) {
+  std::string s = "[gpualert] " + status_word(v, f) + " " + v.cls + ": " + job_label(f.command);
+  if (!f.host.empty()) s += " on " + f.host;
+  s += " (" + status_detail(f) + ")";
+  return one_line(s, 180);
+}
+
+std::string body(const classify::Verdict& v, const RunFacts& f, const notify::AttachmentPlan& plan,
+                 const std::vector<TailLine>& tail) {
+  std::ostringstream o;
+  o << status_word(v, f) << ": " << v.cls << "  (family " << v.family << ", confidence "
+    << confidence_text(v.confidence) << ")\n";
+  o << "Who must act: " << who_acts(v.attribution) << "\n\n";
+
+  o << "What the data shows\n";
+  bullet_list(o, v.shows);
+  if (!v.evidence.empty()) {
+    o << "  Cited lines of the log:\n";
+    for (const auto& c : v.evidence) o << "    line " << c.line << ": " << printable_utf8(c.text) << "\n";
+  }
+  o << "\nWhat it implies\n";
+  bullet_list(o, v.implies);
+  o << "\nWhat it cannot decide\n";
+  bullet_list(o, v.cannot_decide);
+  if (!v.remedy.empty()) o << "\nWhat to do\n  " << printable_utf8(v.remedy) << "\n";
+  if (!v.secondary.empty()) {
+    o << "\nAlso noticed\n";
+    for (const auto& s : v.secondary) {
+      o << "  - " << s.cls << ": " << printable_utf8(s.summary) << "\n";
+      for (const auto& c : s.evidence) o << "      line " << c.line << ": " << printable_utf8(c.text) << "\n";
+    }
+  }
+
+  o << "\nRun\n";
+  o << "  command:  " << command_line(f.command) << "\n";
+  if (!f.cwd.empty()) o << "  cwd:      " << printable_utf8(f.cwd) << "\n";
+  o << "  host:     " << f.host << "   user: " << f.user << "\n";
+  o << "  started:  " << iso8601_utc(f.started) << "   ended: " << iso8601_utc(f.ended) << "   ("
+    << human_duration(f.duration) << ")\n";
+  o << "  status:   " << (f.exec_failed ? "could not be started" : f.wait_status ? describe_status(*f.wait_status) : "unknown")
+    << "\n";
+  for (const auto& [k, val] : f.extra) o << "  " << k << ": " << printable_utf8(val) << "\n";
+  if (!f.log.empty()) o << "  log:      " << f.log.string() << " (" << human_size(f.log_bytes) << ")\n";
+  if (!f.run_dir.empty()) o << "  run dir:  " << f.run_dir.string() << "\n";
+  if (v.partial_scan) o << "  note:     the log was too large to read whole; head and tail were read\n";
+
+  o << "\nAttachments (budget " << human_size(plan.budget) << ", used " << human_size(plan.used) << ")\n";
+  if (plan.attached.empty()) o << "  (none attached)\n";
+  for (const auto& a : plan.attached)
+    o << "  attached: " << a.file.attach_name << (a.compressed ? ".gz" : "") << " (" << human_size(a.raw_size)
+      << (a.compressed ? ", gzip-compressed" : "") << ")\n";
+  for (const auto& m : plan.omitted)
+    o << "  NOT attached: " << m.path.string() << " (" << human_size(m.size) << "): " << m.reason << "\n";
+
+  if (!f.problems.empty()) {
+    o << "\nProblems gpualert met (the job itself was not affected)\n";
+    bullet_list(o, f.problems);
+  }
+
+  o << "\nLast " << tail.size() << " lines of the log\n";
+  for (const auto& t : tail) {
+    if (t.number > 0) o << "  " << t.number << "| " << t.text << "\n";
+    else o << "  | " << t.text << "\n";
+  }
+  if (tail.empty()) o << "  (the log is empty)\n";
+  o << "\n-- \ngpualert: diagnosis of why a job ended. verdict.json in the run directory has the machine-readable verdict.\n";
+  return o.str();
+}
+
+notify::Message build_message(const classify::Verdict& v, const RunFacts& f, const MessageInputs& in) {
+  notify::Message m;
+  m.envelope.from = in.from;
+  m.envelope.to = in.to;
+  m.subject = subject(v, f);
+  std::vector<notify::FileCandidate> files;
+  if (!f.log.empty()) files.push_back({f.log, "output.log", "text/plain; charset=utf-8"});
+  files.insert(files.end(), in.artifacts.begin(), in.artifacts.end());
+  m.attachments = notify::plan_attachments(files, in.budget);
+  m.attachments.omitted.insert(m.attachments.omitted.end(), in.refused.begin(), in.refused.end());
+  m.body_text = body(v, f, m.attachments, log_tail(f.log, in.tail_lines, v.lines_read));
+  m.extra_headers = {{"X-Gpualert-Class", v.cls},
+                     {"X-Gpualert-Attribution", v.attribution},
+                     {"X-Gpualert-Status", status_word(v, f)}};
+  return m;
+}
+
+std::string summary(const classify::Verdict& v, const RunFacts& f, const std::string& delivery_line) {
+  std::ostringstream o;
+  o << "\n== gpualert: " << status_word(v, f) << " " << v.cls << " (" << status_detail(f) << ")  who: "
+    << v.attribution << "  confidence " << confidence_text(v.confidence) << "\n";
+  std::size_t shown = 0;
+  for (const auto& s : v.shows) {
+    if (++shown > 3) break;
+    o << "   shows:    " << printable_utf8(s) << "\n";
+  }
+  for (std::size_t i = 0; i < v.evidence.size() && i < 3; ++i)
+    o << "   line " << v.evidence[i].line << ": " << one_line(v.evidence[i].text, 160) << "\n";
+  if (!v.implies.empty()) o << "   implies:  " << printable_utf8(v.implies.front()) << "\n";
+  if (!v.remedy.empty()) o << "   do:       " << printable_utf8(v.remedy) << "\n";
+  if (!v.cannot_decide.empty()) o << "   unsure:   " << printable_utf8(v.cannot_decide.front()) << "\n";
+  if (!f.log.empty()) o << "   log:      " << f.log.string() << "\n";
+  if (!delivery_line.empty()) o << "   mail:     " << delivery_line << "\n";
+  for (const auto& p : f.problems) o << "   problem:  " << printable_utf8(p) << "\n";
+  return o.str();
+}
+
+}  // namespace gpualert::report

@@ -1,0 +1,51 @@
+#pragma once
+// Appends the child's output to the durable log and records which stream each
+// byte range came from, so stdout and stderr can be recovered separately.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gpualert::runner {
+
+enum class StreamTag : char { Out = 'o', Err = 'e', Gpualert = 'g' };
+
+class LogWriter {
+ public:
+  // Takes ownership of both descriptors (either may be -1: nothing is written there).
+  LogWriter(int log_fd, int streams_fd);
+  ~LogWriter();
+  LogWriter(const LogWriter&) = delete;
+  LogWriter& operator=(const LogWriter&) = delete;
+
+  // Never throws: a write failure (disk full, ...) is remembered in error() and
+  // logging stops; the child's output still reaches its real destination.
+  // Byte ranges also carry the time they arrived (ms since the writer was made),
+  // at one-second resolution, so a silent stretch before the end can be seen.
+  void append(StreamTag tag, std::string_view bytes);
+  // Flushes the stream index and fsyncs both files.
+  void finish();
+
+  std::uint64_t bytes() const { return offset_; }
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  void close_segment();
+  void flush_index();
+  void write_all(int fd, std::string_view data);
+  void maybe_sync();
+
+  int log_fd_;
+  int streams_fd_;
+  std::uint64_t offset_ = 0;
+  std::uint64_t seg_start_ = 0;
+  long long seg_ms_ = 0;
+  char seg_tag_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+  std::string index_;
+  std::string error_;
+  std::chrono::steady_clock::time_point last_sync_;
+};
+
+}  // namespace gpualert::runner

@@ -1,0 +1,95 @@
+#include "gpualert/runner/log_writer.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gpualert::runner {
+namespace {
+// How often the log is pushed to disk while the child runs: a node crash
+// then loses at most this much, and a fast writer is never held up by fsync.
+constexpr auto kSyncEvery = std::chrono::seconds(5);
+}  // namespace
+
+LogWriter::LogWriter(int log_fd, int streams_fd)
+    : log_fd_(log_fd),
+      streams_fd_(streams_fd),
+      t0_(std::chrono::steady_clock::now()),
+      last_sync_(t0_) {}
+
+LogWriter::~LogWriter() {
+  if (log_fd_ >= 0) ::close(log_fd_);
+  if (streams_fd_ >= 0) ::close(streams_fd_);
+}
+
+void LogWriter::write_all(int fd, std::string_view data) {
+  while (!data.empty() && error_.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = std::string("log write failed: ") + std::strerror(errno);
+      return;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void LogWriter::append(StreamTag tag, std::string_view bytes) {
+  if (log_fd_ < 0 || !error_.empty() || bytes.empty()) return;
+  const char t = static_cast<char>(tag);
+  const long long ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
+  if (t != seg_tag_ || ms - seg_ms_ >= 1000) {
+    close_segment();
+    seg_tag_ = t;
+    seg_start_ = offset_;
+    seg_ms_ = ms;
+  }
+  write_all(log_fd_, bytes);
+  if (!error_.empty()) return;
+  offset_ += bytes.size();
+  if (index_.size() > 64 * 1024) flush_index();
+  maybe_sync();
+}
+
+// One index line per run of bytes from one stream within one second:
+// "<tag> <offset> <length> <ms since start>".
+void LogWriter::close_segment() {
+  if (seg_tag_ == 0 || offset_ == seg_start_) return;
+  index_ += seg_tag_;
+  index_ += ' ';
+  index_ += std::to_string(seg_start_);
+  index_ += ' ';
+  index_ += std::to_string(offset_ - seg_start_);
+  index_ += ' ';
+  index_ += std::to_string(seg_ms_);
+  index_ += '\n';
+}
+
+void LogWriter::flush_index() {
+  if (streams_fd_ < 0) {
+    index_.clear();
+    return;
+  }
+  write_all(streams_fd_, index_);
+  index_.clear();
+}
+
+void LogWriter::maybe_sync() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_sync_ < kSyncEvery) return;
+  last_sync_ = now;
+  ::fdatasync(log_fd_);
+}
+
+void LogWriter::finish() {
+  close_segment();
+  seg_tag_ = 0;
+  flush_index();
+  if (log_fd_ >= 0 && ::fsync(log_fd_) != 0 && error_.empty())
+    error_ = std::string("log fsync failed: ") + std::strerror(errno);
+  if (streams_fd_ >= 0) ::fsync(streams_fd_);
+}
+
+}  // namespace gpualert::runner

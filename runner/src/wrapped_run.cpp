@@ -1,0 +1,253 @@
+// fork/exec with an exec-failure report pipe, then the tee loop: child output
+// goes to our real stdout/stderr first (the user's view comes first) and to the
+// durable log second; signals are relayed while the child lives.
+#include "gpualert/runner/wrapped_run.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpualert/common/wait_status.hpp"
+
+namespace gpualert::runner {
+namespace {
+
+struct ExecReport {
+  int err = 0;
+  int found = 0;  // the file exists (so ENOENT means a bad interpreter)
+};
+
+struct Source {
+  int fd = -1;
+  int out = -1;
+  StreamTag tag = StreamTag::Out;
+  bool open = false;
+  bool out_broken = false;
+};
+
+void make_pipe(int p[2]) {
+  if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
+  // Bigger pipes mean fewer wake-ups for a fast writer; failure is harmless.
+  ::fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
+}
+
+// Is NAME an existing file, directly or on $PATH? Runs in the child after a
+// failed exec (single-threaded parent, so allocation is safe here).
+bool command_exists(const char* name) {
+  struct stat st {};
+  if (std::strchr(name, '/')) return ::stat(name, &st) == 0;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    std::size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    if (::stat((dir + "/" + name).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+[[noreturn]] void exec_child(char* const* argv, int out_w, int err_w, int report_w, const SignalRelay& relay) {
+  relay.restore_in_child();
+  if (out_w >= 0) {
+    ::dup2(out_w, STDOUT_FILENO);
+    ::dup2(err_w, STDERR_FILENO);
+  }
+  ::execvp(argv[0], argv);
+  ExecReport rep;
+  rep.err = errno;
+  rep.found = command_exists(argv[0]) ? 1 : 0;
+  [[maybe_unused]] const ssize_t n = ::write(report_w, &rep, sizeof rep);
+  // The shell's convention: 127 not found, 126 found but not executable.
+  ::_exit(rep.err == ENOENT && !rep.found ? 127 : 126);
+}
+
+std::string exec_message(const std::string& cmd, const ExecReport& rep) {
+  std::string why = std::strerror(rep.err);
+  if (rep.err == ENOENT && !rep.found) why = "command not found";
+  if (rep.err == ENOENT && rep.found) why = "bad interpreter (the #! line names a missing program)";
+  return "cannot execute '" + cmd + "': " + why;
+}
+
+// Writes all of DATA to FD. A signal interrupts a blocked write (no SA_RESTART),
+// so ON_SIGNAL can relay it even while the reader of our stdout is stalled.
+template <typename OnSignal>
+bool write_out(int fd, std::string_view data, OnSignal on_signal) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n >= 0) {
+      data.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (errno == EINTR) {
+      on_signal();
+      continue;
+    }
+    if (errno == EAGAIN) {  // someone made the shared descriptor non-blocking
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 100);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+long long since_ms(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, SignalRelay& relay) {
+  WrapResult r;
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  int outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
+  if (log) {
+    make_pipe(outp);
+    make_pipe(errp);
+  }
+  make_pipe(rep);
+
+  r.started = std::chrono::system_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
+  r.pid = ::fork();
+  if (r.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (r.pid == 0) exec_child(argv.data(), outp[1], errp[1], rep[0] >= 0 ? rep[1] : -1, relay);
+
+  for (int fd : {outp[1], errp[1], rep[1]})
+    if (fd >= 0) ::close(fd);
+  relay.unblock();
+
+  // EOF (close-on-exec) means exec succeeded; a report means it failed.
+  ExecReport report;
+  ssize_t got;
+  do got = ::read(rep[0], &report, sizeof report);
+  while (got < 0 && errno == EINTR);
+  ::close(rep[0]);
+  if (got == static_cast<ssize_t>(sizeof report)) {
+    r.exec_failed = true;
+    r.exec_error = exec_message(args[0], report);
+    const std::string line = "gpualert: " + r.exec_error + "\n";
+    if (log) log->append(StreamTag::Gpualert, line);
+    write_out(STDERR_FILENO, line, [] {});
+  }
+
+  bool reaped = false;
+  auto try_reap = [&] {
+    if (reaped) return;
+    int st = 0;
+    pid_t w;
+    do w = ::waitpid(r.pid, &st, WNOHANG);
+    while (w < 0 && errno == EINTR);
+    if (w == r.pid) {
+      reaped = true;
+      r.wait_status = st;
+      r.ended = std::chrono::system_clock::now();
+      r.duration = std::chrono::milliseconds(since_ms(t0));
+    }
+  };
+  auto handle_signals = [&] {
+    for (const auto& s : relay.drain()) {
+      if (s.signo == SIGCHLD) {
+        try_reap();
+      } else if (!reaped && SignalRelay::should_forward(s)) {
+        ::kill(r.pid, s.signo);
+        r.forwarded.push_back(signal_name(s.signo));
+      }
+    }
+  };
+
+  Source src[2];
+  if (log) {
+    src[0] = {outp[0], STDOUT_FILENO, StreamTag::Out, true, false};
+    src[1] = {errp[0], STDERR_FILENO, StreamTag::Err, true, false};
+  }
+  std::string buf(256 * 1024, '\0');
+  std::chrono::steady_clock::time_point reaped_at{};
+  auto last_data = std::chrono::steady_clock::now();
+
+  for (;;) {
+    const bool any_open = src[0].open || src[1].open;
+    if (reaped && !any_open) break;
+    if (reaped) {
+      if (reaped_at == std::chrono::steady_clock::time_point{}) reaped_at = std::chrono::steady_clock::now();
+      // A background grandchild may hold the pipes open forever: after the
+      // child is gone, keep draining only while data flows, and never long.
+      if (since_ms(last_data) > 300 || since_ms(reaped_at) > 2000) {
+        r.notes.push_back("a process started by the command kept its output open after it exited; "
+                          "capture stopped 2 s after the command ended");
+        break;
+      }
+    }
+    pollfd fds[3];
+    nfds_t n = 0;
+    fds[n++] = {relay.fd(), POLLIN, 0};
+    int idx[2] = {-1, -1};
+    for (int i = 0; i < 2; ++i)
+      if (src[i].open) {
+        idx[i] = static_cast<int>(n);
+        fds[n++] = {src[i].fd, POLLIN, 0};
+      }
+    const int timeout = reaped ? 100 : (any_open ? -1 : 1000);
+    const int pr = ::poll(fds, n, timeout);
+    if (pr < 0 && errno != EINTR) break;
+    handle_signals();
+    if (!any_open) try_reap();  // belt and braces if a SIGCHLD was coalesced
+    if (pr <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (idx[i] < 0 || !(fds[idx[i]].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Source& s = src[i];
+      const ssize_t got_n = ::read(s.fd, buf.data(), buf.size());
+      if (got_n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got_n <= 0) {
+        ::close(s.fd);
+        s.open = false;
+        continue;
+      }
+      last_data = std::chrono::steady_clock::now();
+      const std::string_view chunk(buf.data(), static_cast<std::size_t>(got_n));
+      if (!s.out_broken && !write_out(s.out, chunk, handle_signals)) {
+        // Without us the child would now get EPIPE/SIGPIPE: make that happen by
+        // closing its pipe, after logging what it had already written.
+        s.out_broken = true;
+        r.notes.push_back(std::string(i == 0 ? "stdout" : "stderr") +
+                          " could not be written (" + std::strerror(errno) +
+                          "); the command's pipe was closed so it sees the same error");
+        log->append(s.tag, chunk);
+        ::close(s.fd);
+        s.open = false;
+        continue;
+      }
+      log->append(s.tag, chunk);
+    }
+  }
+  for (auto& s : src)
+    if (s.open) ::close(s.fd);
+
+  while (!reaped) {  // output closed early (or never captured): wait, still relaying signals
+    pollfd p{relay.fd(), POLLIN, 0};
+    ::poll(&p, 1, 200);
+    handle_signals();
+    try_reap();
+  }
+  if (log) {
+    for (const auto& note : r.notes) log->append(StreamTag::Gpualert, "gpualert: " + note + "\n");
+    log->finish();
+  }
+  return r;
+}
+
+}  // namespace gpualert::runner

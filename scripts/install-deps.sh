@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gpualert needs to build and test (idempotent; needs root).
+set -euo pipefail
+pkgs=(cmake g++ make pkg-config
+      libre2-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
+      libgtest-dev libgmock-dev
+      python3 python3-aiosmtpd openssl ca-certificates)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "missing packages: ${missing[*]} (run as root or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

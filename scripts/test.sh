@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: unit and integration, in a normal build and again under
+# AddressSanitizer + UBSan. Usage: scripts/test.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+jobs=$(nproc)
+
+echo "== build (RelWithDebInfo)"
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build" -j"$jobs"
+echo "== tests"
+ctest --test-dir "$root/build" -j"$jobs" --output-on-failure --timeout 900
+
+echo "== build (ASan + UBSan)"
+cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DGPUALERT_SANITIZE=ON >/dev/null
+cmake --build "$root/build-asan" -j"$jobs"
+echo "== tests under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure --timeout 1200

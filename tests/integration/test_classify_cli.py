@@ -1,0 +1,43 @@
+"""`gpualert classify`: the offline interface and its JSON contract."""
+import json
+import subprocess
+
+from harness import GPUALERT, GpualertCase
+
+KEYS = {"class", "family", "attribution", "confidence", "shows", "implies", "cannot_decide", "remedy", "evidence",
+        "secondary"}
+
+
+class ClassifyCli(GpualertCase):
+    def classify(self, args, stdin=b""):
+        return subprocess.run([GPUALERT, "classify"] + args, input=stdin, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=self.env)
+
+    def test_json_from_stdin_with_exit_code(self):
+        log = b"Preallocating...\n[ 12.5] Out of memory: Killed process 4242 (python) total-vm:1kB\nKilled\n"
+        p = self.classify(["--json", "--exit-code", "-9", "-"], log)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        v = json.loads(p.stdout)
+        self.assertTrue(KEYS <= set(v), set(v))
+        self.assertEqual(v["class"], "oom_killer")
+        self.assertEqual(v["evidence"][0]["line"], 2)
+
+    def test_bare_sigkill_is_not_oom(self):
+        p = self.classify(["--json", "--exit-code", "-9", "-"], b"step 10 loss 1.0\n")
+        self.assertNotEqual(json.loads(p.stdout)["class"], "oom_killer")
+
+    def test_slurm_state_timeout_and_text_output(self):
+        p = self.classify(["--state", "TIMEOUT", "-"], b"step 10 loss 1.0\nstep 20 loss 0.9\n")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn(b"timeout", p.stdout)
+
+    def test_many_inputs_one_line_each_and_missing_file(self):
+        a = self.tmp + "/a.log"
+        with open(a, "w") as f:
+            f.write("Traceback (most recent call last):\n  File \"x.py\", line 1\nAssertionError\n")
+        p = self.classify(["--json", a, self.tmp + "/missing.log", a])
+        lines = p.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 2)
+        self.assertEqual(json.loads(lines[0])["class"], "assertion")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"missing.log", p.stderr)
