@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "gpualert/common/wait_status.hpp"
+#include "gpualert/runner/tee.hpp"
 
 namespace gpualert::runner {
 namespace {
@@ -21,14 +22,6 @@ namespace {
 struct ExecReport {
   int err = 0;
   int found = 0;  // the file exists (so ENOENT means a bad interpreter)
-};
-
-struct Source {
-  int fd = -1;
-  int out = -1;
-  StreamTag tag = StreamTag::Out;
-  bool open = false;
-  bool out_broken = false;
 };
 
 void make_pipe(int p[2]) {
@@ -78,30 +71,6 @@ std::string exec_message(const std::string& cmd, const ExecReport& rep) {
   return "cannot execute '" + cmd + "': " + why;
 }
 
-// Writes all of DATA to FD. A signal interrupts a blocked write (no SA_RESTART),
-// so ON_SIGNAL can relay it even while the reader of our stdout is stalled.
-template <typename OnSignal>
-bool write_out(int fd, std::string_view data, OnSignal on_signal) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n >= 0) {
-      data.remove_prefix(static_cast<std::size_t>(n));
-      continue;
-    }
-    if (errno == EINTR) {
-      on_signal();
-      continue;
-    }
-    if (errno == EAGAIN) {  // someone made the shared descriptor non-blocking
-      pollfd p{fd, POLLOUT, 0};
-      ::poll(&p, 1, 100);
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
 long long since_ms(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
 }
@@ -142,7 +111,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     r.exec_error = exec_message(args[0], report);
     const std::string line = "gpualert: " + r.exec_error + "\n";
     if (log) log->append(StreamTag::Gpualert, line);
-    write_out(STDERR_FILENO, line, [] {});
+    write_out(STDERR_FILENO, line, {});
   }
 
   bool reaped = false;
@@ -170,7 +139,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     }
   };
 
-  Source src[2];
+  TeeSource src[2];
   if (log) {
     src[0] = {outp[0], STDOUT_FILENO, StreamTag::Out, true, false};
     src[1] = {errp[0], STDERR_FILENO, StreamTag::Err, true, false};
@@ -209,29 +178,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     if (pr <= 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (idx[i] < 0 || !(fds[idx[i]].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Source& s = src[i];
-      const ssize_t got_n = ::read(s.fd, buf.data(), buf.size());
-      if (got_n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (got_n <= 0) {
-        ::close(s.fd);
-        s.open = false;
-        continue;
-      }
-      last_data = std::chrono::steady_clock::now();
-      const std::string_view chunk(buf.data(), static_cast<std::size_t>(got_n));
-      if (!s.out_broken && !write_out(s.out, chunk, handle_signals)) {
-        // Without us the child would now get EPIPE/SIGPIPE: make that happen by
-        // closing its pipe, after logging what it had already written.
-        s.out_broken = true;
-        r.notes.push_back(std::string(i == 0 ? "stdout" : "stderr") +
-                          " could not be written (" + std::strerror(errno) +
-                          "); the command's pipe was closed so it sees the same error");
-        log->append(s.tag, chunk);
-        ::close(s.fd);
-        s.open = false;
-        continue;
-      }
-      log->append(s.tag, chunk);
+      if (pump(src[i], *log, buf, handle_signals, r.notes)) last_data = std::chrono::steady_clock::now();
     }
   }
   for (auto& s : src)

@@ -44,6 +44,9 @@ TEST(Addresses, RejectHostileText) {
   EXPECT_FALSE(valid_address("alice@example.org\r\nBcc: x@y"));
   EXPECT_FALSE(valid_address("a b@c"));
   EXPECT_FALSE(valid_address("<a@b>"));
+  EXPECT_FALSE(valid_address("../../etc"));
+  EXPECT_FALSE(valid_address("a;rm -rf@x"));
+  EXPECT_TRUE(valid_address("first.last+tag@sub.example.org"));
   std::vector<std::string> out;
   std::string why;
   EXPECT_TRUE(parse_address_list(" a@x , b@y ", out, why));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpualert::classify {
@@ -38,6 +39,17 @@ struct Verdict {
   std::uint64_t lines_read = 0;
   std::uint64_t bytes_read = 0;
   bool partial_scan = false;  // a huge log was sampled (head + tail), not read whole
+
+  // Added fields (the original API above is unchanged).
+  // Key facts pulled from the evidence, e.g. {"alloc", "8.00 GiB"}, {"module", "flash_attn"}.
+  std::vector<std::pair<std::string, std::string>> facts;
+  // Coarser taxonomy ids that also describe this failure, most specific first: an
+  // env_mismatch raised as a RuntimeError has broader = {"runtime_error"}. Lets a
+  // scorer compare against a coarser label set (the paper's fifteen ids).
+  std::vector<std::string> broader;
+  // The last lines of the log (at most ~50), for context in a report.
+  std::vector<Citation> tail;
+  std::uint64_t long_lines = 0;  // lines longer than the per-line cap (only their head was read)
 };
 
 // What is known about how the process ended, besides its output.

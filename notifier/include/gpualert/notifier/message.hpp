@@ -2,6 +2,7 @@
 // A notification as data: envelope, headers, text body, files to attach.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,10 +21,17 @@ struct FileCandidate {
 };
 
 struct PlannedFile {
-  FileCandidate file;
-  std::uint64_t raw_size = 0;      // bytes that will be read (a snapshot: later growth is ignored)
+  FileCandidate file;              // as given; a compressed file keeps its attach_name and content_type here
+  std::uint64_t raw_size = 0;      // bytes that will be read (a snapshot: later growth is ignored); gzip size if compressed
   std::uint64_t encoded_size = 0;  // bytes in the message after base64
-  bool compressed = false;         // attached as gzip (name gets ".gz")
+  bool compressed = false;         // attached as gzip (name gets ".gz", type application/gzip)
+  std::filesystem::path source;    // file read when writing: file.path, or the staged .gz when compressed
+  std::uint64_t original_size = 0; // snapshot size of file.path (equals raw_size unless compressed)
+  // Owns the staged .gz: it is deleted when the last copy of this plan goes away.
+  std::shared_ptr<const std::filesystem::path> staged;
+
+  // The name the reader sees: attach_name, plus ".gz" when compressed.
+  std::string shown_name() const { return compressed ? file.attach_name + ".gz" : file.attach_name; }
 };
 
 // A file that did not fit or could not be read; always named in the body.

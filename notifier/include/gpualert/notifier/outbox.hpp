@@ -1,6 +1,8 @@
 #pragma once
 // The durable outbox: every message is stored complete before any send is tried,
 // and stays until a relay has accepted it.
+#include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,6 +32,11 @@ class Outbox {
   std::vector<StoredMessage> pending() const;       // oldest first
   void mark_sent(const StoredMessage& m);            // moves both files to sent/
   void record_failure(StoredMessage& m, const std::string& error);  // attempts+1, last_error
+
+  // Deletes leftovers of crashed writers older than MIN_AGE: a .json whose .eml
+  // never appeared and temporary files. Younger ones may belong to a store()
+  // still running in another process. Returns how many files were removed.
+  std::size_t clean_garbage(std::chrono::seconds min_age = std::chrono::hours(1));
 
   const std::filesystem::path& dir() const { return dir_; }
 

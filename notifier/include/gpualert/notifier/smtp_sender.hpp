@@ -25,18 +25,29 @@ struct SendResult {
   bool ok = false;
   long smtp_code = 0;  // last reply code when known
   std::string error;   // readable reason when !ok
+  // The failure is not about this message (cannot connect, timeout, TLS, AUTH,
+  // local configuration): other messages would fail the same way right now.
+  bool relay_unusable = false;
 };
 
-// Never throws; never takes longer than cfg.timeout (plus a few ms).
+// Never throws; never takes longer than cfg.timeout (plus a few ms): besides
+// curl's timeouts, a watchdog shuts the connection down at the deadline.
 SendResult send_message(const SmtpConfig& cfg, const StoredMessage& m);
 
 struct FlushReport {
   int sent = 0;
   int failed = 0;
   std::vector<std::string> errors;  // "<id>: <reason>"
+  int busy = 0;      // being sent by another process right now (left alone)
+  int deferred = 0;  // not tried: the relay was unusable for an earlier message
 };
 
-// Tries every pending message once; sent ones move to sent/.
+// Tries every pending message once, oldest first; sent ones move to sent/,
+// failed ones get attempts+1 and last_error. After a relay-level failure
+// (SendResult::relay_unusable) the rest are deferred, not tried, so a dead
+// relay costs one timeout, not one per message. Each message is locked
+// (flock on its .eml) while it is sent, so concurrent flushes never send it twice.
+// Never throws.
 FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg);
 
 }  // namespace gpualert::notify

@@ -1,0 +1,105 @@
+// The public API: load rules once, then classify any number of logs.
+#include "gpualert/classifier/classifier.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "decision.hpp"
+#include "line_reader.hpp"
+#include "log_scanner.hpp"
+#include "rule_set.hpp"
+
+namespace gpualert::classify {
+
+// The opaque public handle around the compiled rules.
+class RuleSet {
+ public:
+  explicit RuleSet(std::shared_ptr<const detail::RuleSet> p) : impl(std::move(p)) {}
+  std::shared_ptr<const detail::RuleSet> impl;
+};
+
+namespace {
+
+std::vector<detail::RuleSource> read_files(const std::vector<std::filesystem::path>& files) {
+  std::vector<detail::RuleSource> out;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw RuleError("rule file " + f.string() + ": cannot be read");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out.push_back({f.string(), ss.str()});
+  }
+  return out;
+}
+
+std::shared_ptr<const RuleSet> build(const std::vector<detail::RuleSource>& sources) {
+  return std::make_shared<const RuleSet>(detail::compile_rules(sources));
+}
+
+struct Run {
+  explicit Run(const detail::RuleSet& rules)
+      : scanner(rules), splitter([this](std::string_view l, std::uint64_t n) { scanner.line(l, n); }) {}
+  detail::LogScanner scanner;
+  detail::LineSplitter splitter;
+};
+
+Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, const detail::ReadStats* st,
+               const RunStatus& status) {
+  auto& res = run.scanner.result();
+  res.bytes = bytes;
+  res.long_lines = run.splitter.long_lines();
+  if (st) {
+    res.partial = st->partial;
+    res.skipped_bytes = st->skipped_bytes;
+  }
+  return detail::decide(rules, res, status);
+}
+
+}  // namespace
+
+Classifier::Classifier(std::shared_ptr<const RuleSet> rules) : rules_(std::move(rules)) {}
+Classifier::Classifier(Classifier&&) noexcept = default;
+Classifier& Classifier::operator=(Classifier&&) noexcept = default;
+Classifier::~Classifier() = default;
+
+Classifier Classifier::with_builtin_rules(const std::vector<std::filesystem::path>& extra) {
+  auto sources = detail::builtin_rule_sources();
+  for (auto& s : read_files(extra)) sources.push_back(std::move(s));
+  return Classifier(build(sources));
+}
+
+Classifier Classifier::from_files(const std::vector<std::filesystem::path>& files) {
+  return Classifier(build(read_files(files)));
+}
+
+std::size_t Classifier::rule_count() const { return rules_->impl->rules.size(); }
+
+Verdict Classifier::classify_text(std::string_view text, const RunStatus& status) const {
+  Run run(*rules_->impl);
+  run.splitter.feed(text);
+  run.splitter.finish();
+  return finish(*rules_->impl, run, text.size(), nullptr, status);
+}
+
+Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
+  Run run(*rules_->impl);
+  const auto st = detail::read_fd(fd, run.splitter);
+  return finish(*rules_->impl, run, st.bytes_read, &st, status);
+}
+
+Verdict Classifier::classify_file(const std::filesystem::path& log, const RunStatus& status) const {
+  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + log.string());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  return classify_fd(fd, status);
+}
+
+}  // namespace gpualert::classify

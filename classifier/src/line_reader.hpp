@@ -1,0 +1,51 @@
+#pragma once
+// Splits a byte stream into numbered lines with bounded memory: a line longer than
+// the cap keeps only its head (the rest is skipped but the line is counted).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace gpualert::classify::detail {
+
+inline constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
+class LineSplitter {
+ public:
+  using Sink = std::function<void(std::string_view line, std::uint64_t lineno)>;
+  explicit LineSplitter(Sink sink) : sink_(std::move(sink)) {}
+
+  void feed(std::string_view chunk);
+  void finish();  // emits a last line without a newline
+  // Drops a partial line and makes the next line number NEXT (used to skip a middle part).
+  void restart_at(std::uint64_t next);
+
+  std::uint64_t lines() const { return next_ - 1; }
+  std::uint64_t long_lines() const { return long_lines_; }
+
+ private:
+  void emit();
+  Sink sink_;
+  std::string buf_;
+  bool overlong_ = false;
+  std::uint64_t next_ = 1;
+  std::uint64_t long_lines_ = 0;
+};
+
+// Reading limits: above kPartialThreshold bytes a regular file is read as its head and
+// its tail only (the middle is only scanned for newlines, to keep line numbers right).
+struct ReadStats {
+  std::uint64_t bytes_read = 0;  // bytes classified
+  bool partial = false;
+  std::uint64_t skipped_bytes = 0;
+};
+
+inline constexpr std::uint64_t kPartialThreshold = 1ull << 30;
+inline constexpr std::uint64_t kHeadBytes = 128ull << 20;
+inline constexpr std::uint64_t kTailBytes = 384ull << 20;
+
+// Reads FD to EOF (or head + tail for a huge regular file) into SPLITTER. Throws
+// std::system_error on a read error.
+ReadStats read_fd(int fd, LineSplitter& splitter);
+
+}  // namespace gpualert::classify::detail

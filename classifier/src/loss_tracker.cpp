@@ -1,0 +1,95 @@
+#include "loss_tracker.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+namespace gpualert::classify::detail {
+namespace {
+
+std::string normalise_key(std::string_view k) {
+  std::string out;
+  for (char c : k) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back(c == ' ' || c == '/' || c == '-' ? '_' : static_cast<char>(std::tolower(u)));
+  }
+  return out;
+}
+
+// Validation / evaluation losses are not the training trajectory.
+bool is_eval_key(const std::string& k) {
+  const auto us = k.find('_');
+  const std::string first = us == std::string::npos ? "" : k.substr(0, us);
+  static const char* const kEval[] = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", "best", "min", "avg_val"};
+  for (const char* e : kEval)
+    if (first == e) return true;
+  return false;
+}
+
+double mean(const std::vector<LossPoint>& v, std::size_t from, std::size_t to) {
+  double s = 0;
+  for (std::size_t i = from; i < to; ++i) s += v[i].value;
+  return s / static_cast<double>(to - from);
+}
+
+}  // namespace
+
+bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_t line) {
+  const std::string k = normalise_key(key);
+  if (is_eval_key(k)) return false;
+  if (key_.empty()) key_ = k;
+  if (k != key_) return false;
+  const std::string v(value);
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str()) return false;
+  ++count_;
+  if (!std::isfinite(d)) {
+    ++nonfinite_;
+    if (!first_nonfinite_line_) first_nonfinite_line_ = line;
+    if (!last_nonfinite_) streak_start_ = line;
+    last_nonfinite_ = true;
+    return true;
+  }
+  last_nonfinite_ = false;
+  ++finite_;
+  const LossPoint p{line, d};
+  if (head_.size() < kKeep) {
+    head_.push_back(p);
+  } else {
+    tail_.push_back(p);
+    if (tail_.size() > kKeep) tail_.pop_front();
+  }
+  return true;
+}
+
+LossTracker::TrendInfo LossTracker::trend() const {
+  TrendInfo t;
+  std::vector<LossPoint> all = head_;
+  all.insert(all.end(), tail_.begin(), tail_.end());
+  if (all.empty()) return t;
+  if (all.size() < 4) {
+    t.trend = Trend::too_few;
+    t.start = all.front().value;
+    t.end = all.back().value;
+    t.start_line = all.front().line;
+    t.end_line = all.back().line;
+    return t;
+  }
+  // Compare the mean of the first quarter with the mean of the last quarter (of the kept
+  // points): robust to per-step noise, cheap, and needs no step numbers.
+  const std::size_t q = std::max<std::size_t>(1, std::min<std::size_t>(16, all.size() / 4));
+  t.start = mean(all, 0, q);
+  t.end = mean(all, all.size() - q, all.size());
+  t.start_line = all.front().line;
+  t.end_line = all.back().line;
+  const double scale = std::max(std::fabs(t.start), 1e-9);
+  const double rel = (t.end - t.start) / scale;
+  if (rel <= -0.02) t.trend = Trend::down;
+  else if (rel >= 0.05) t.trend = Trend::up;
+  else t.trend = Trend::flat;
+  return t;
+}
+
+}  // namespace gpualert::classify::detail

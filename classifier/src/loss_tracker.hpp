@@ -1,0 +1,52 @@
+#pragma once
+// The loss trajectory, kept bounded: the first and last values, counts, and where
+// the loss first went non-finite. It decides healthy vs divergence vs nan_loss.
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpualert::classify::detail {
+
+struct LossPoint {
+  std::uint64_t line = 0;
+  double value = 0;
+};
+
+class LossTracker {
+ public:
+  static constexpr std::size_t kKeep = 64;
+  // KEY is the metric name as printed ("loss", "train_loss", "lm loss"); the first
+  // training-loss key seen is tracked, validation/eval losses are ignored.
+  bool add(std::string_view key, std::string_view value, std::uint64_t line);
+
+  std::uint64_t count() const { return count_; }
+  std::uint64_t nonfinite() const { return nonfinite_; }
+  bool last_nonfinite() const { return last_nonfinite_; }
+  std::uint64_t nonfinite_streak_start() const { return streak_start_; }  // line
+  std::uint64_t first_nonfinite_line() const { return first_nonfinite_line_; }
+  const std::string& key() const { return key_; }
+  // Finite values only, oldest first (head then tail; the middle is not kept).
+  std::vector<LossPoint> head() const { return head_; }
+  std::vector<LossPoint> tail() const { return {tail_.begin(), tail_.end()}; }
+  std::uint64_t finite_count() const { return finite_; }
+
+  enum class Trend { none, too_few, down, flat, up };
+  struct TrendInfo {
+    Trend trend = Trend::none;
+    double start = 0, end = 0;
+    std::uint64_t start_line = 0, end_line = 0;
+  };
+  TrendInfo trend() const;
+
+ private:
+  std::string key_;
+  std::vector<LossPoint> head_;
+  std::deque<LossPoint> tail_;
+  std::uint64_t count_ = 0, finite_ = 0, nonfinite_ = 0;
+  bool last_nonfinite_ = false;
+  std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
+};
+
+}  // namespace gpualert::classify::detail

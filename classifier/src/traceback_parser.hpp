@@ -1,0 +1,61 @@
+#pragma once
+// Structural reading of Python tracebacks: "Traceback (most recent call last):",
+// frames, then the final "Type: message" line, with chained exceptions. Ranks
+// that prefix their lines ("[rank1]: ", "3: ") are tracked separately so
+// interleaved multi-rank tracebacks stay apart.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpualert::classify::detail {
+
+struct ParsedException {
+  std::string type;
+  std::string message;
+  bool in_traceback = false;  // false: a bare "XyzError: ..." line with no traceback above it
+  int chain = -1;             // exceptions of one chained group share this id
+  int chain_pos = 0;          // 0 = first printed (the innermost cause)
+  std::string rank;           // the line prefix, if any
+  bool ignored = false;       // printed under "Exception ignored in ...": Python went on
+};
+
+struct LineView {
+  std::string_view body;    // the line without a rank prefix
+  std::string_view prefix;  // "[rank1]:" etc., or empty
+};
+
+// Removes a launcher's rank/label prefix.
+LineView strip_rank_prefix(std::string_view line);
+
+class TracebackParser {
+ public:
+  enum class Kind { normal, structural, exception };
+  struct Result {
+    Kind kind = Kind::normal;  // structural: a header/frame/code line (no message rules)
+    std::optional<ParsedException> exception;
+  };
+  Result feed(const LineView& lv);
+  std::uint64_t tracebacks() const { return tracebacks_; }
+
+ private:
+  enum class State { idle, frames, after_exception };
+  struct PerRank {
+    State state = State::idle;
+    bool pending_chain = false;
+    int chain = -1;
+    int chain_pos = 0;
+    std::uint64_t age = 0;
+    int since = 0;  // lines since the last exception line
+    bool ignored_next = false;  // "Exception ignored in" came just before
+    bool ignored = false;  // the current traceback is a non-fatal one
+  };
+  PerRank& state_for(std::string_view prefix);
+  std::map<std::string, PerRank, std::less<>> ranks_;
+  int next_chain_ = 0;
+  std::uint64_t tick_ = 0;
+  std::uint64_t tracebacks_ = 0;
+};
+
+}  // namespace gpualert::classify::detail

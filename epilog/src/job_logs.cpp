@@ -1,0 +1,118 @@
+#include "job_logs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+namespace gpualert::epilog {
+namespace {
+
+std::vector<std::string> list_dir(const spool::DirFd& dir) {
+  std::vector<std::string> names;
+  const int fd = ::dup(dir.get());
+  if (fd < 0) return names;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return names;
+  }
+  ::rewinddir(d);
+  while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
+}
+
+// batch < 0 < 1 < ... < extern; then node, so the combined log reads in time order.
+long step_order(const std::string& step) {
+  if (step == "batch") return -1;
+  if (step == "extern") return 1L << 40;
+  try {
+    return std::stol(step);
+  } catch (...) {
+    return 1L << 39;
+  }
+}
+
+std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::vector<std::string>& problems) {
+  std::vector<spool::StepRecord> out;
+  for (const auto& n : list_dir(dir)) {
+    if (n.rfind("step-", 0) != 0 || n.size() < 6 || n.substr(n.size() - 5) != ".json") continue;
+    std::string why;
+    const auto text = spool::read_at(dir, n, 4 << 20, why);
+    if (!text) {
+      problems.push_back(n + ": " + why);
+      continue;
+    }
+    try {
+      out.push_back(spool::step_from_json(nlohmann::json::parse(*text)));
+    } catch (const std::exception& e) {
+      problems.push_back(n + ": malformed step record: " + e.what());
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(step_order(a.step), a.node) < std::make_pair(step_order(b.step), b.node);
+  });
+  return out;
+}
+
+bool append_file(const spool::DirFd& dir, const std::string& name, int out, std::uint64_t& bytes) {
+  const int fd = ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char buf[1 << 16];
+  ssize_t n;
+  char last = '\n';
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+    if (::write(out, buf, static_cast<std::size_t>(n)) != n) break;
+    bytes += static_cast<std::uint64_t>(n);
+    last = buf[n - 1];
+  }
+  if (last != '\n' && ::write(out, "\n", 1) == 1) ++bytes;
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,
+                         const std::vector<std::string>& nodes, std::chrono::seconds wait) {
+  JobLogs r;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    r.problems.clear();
+    r.steps = read_records(dir, r.problems);
+    std::set<std::string> seen;
+    for (const auto& s : r.steps) seen.insert(s.node);
+    r.nodes_seen.assign(seen.begin(), seen.end());
+    r.nodes_missing.clear();
+    for (const auto& n : nodes)
+      if (!seen.count(n)) r.nodes_missing.push_back(n);
+    if (r.nodes_missing.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+
+  r.combined = dir_path / "combined.log";
+  const int out = ::openat(dir.get(), "combined.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+  if (out < 0) {
+    r.problems.push_back("cannot write combined.log");
+    r.combined.clear();
+    return r;
+  }
+  for (const auto& s : r.steps) {
+    for (const auto& t : s.tasks) {
+      const std::string header = "==> step " + s.step + ", node " + s.node + ", task " + std::to_string(t.task) +
+                                 " (" + t.log + ") <==\n";
+      if (::write(out, header.data(), header.size()) == static_cast<ssize_t>(header.size()))
+        r.combined_bytes += header.size();
+      if (!append_file(dir, t.log, out, r.combined_bytes)) r.problems.push_back(t.log + " is missing");
+    }
+  }
+  ::fsync(out);
+  ::close(out);
+  return r;
+}
+
+}  // namespace gpualert::epilog

@@ -1,0 +1,28 @@
+#pragma once
+// Everything the plugin left in the spool for one job: the step records of
+// every node that can be seen, and one combined log (steps in order, each task
+// under a header naming step, node and rank) for the classifier and the mail.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpualert/spool/spool_dir.hpp"
+#include "gpualert/spool/step_record.hpp"
+
+namespace gpualert::epilog {
+
+struct JobLogs {
+  std::vector<spool::StepRecord> steps;  // batch first, then by step number, then node
+  std::filesystem::path combined;        // <job dir>/combined.log
+  std::uint64_t combined_bytes = 0;
+  std::vector<std::string> nodes_seen, nodes_missing;
+  std::vector<std::string> problems;
+};
+
+// Waits up to WAIT for a step record from every node in NODES (a shared spool
+// fills in as other nodes finish; a node-local one never will).
+JobLogs collect_job_logs(const spool::DirFd& job_dir, const std::filesystem::path& job_dir_path,
+                         const std::vector<std::string>& nodes, std::chrono::seconds wait);
+
+}  // namespace gpualert::epilog

@@ -1,0 +1,161 @@
+// gpualert-epilog: started detached by the SPANK plugin's job_epilog on every
+// node of a finished job. On the job's first node it waits for the final state
+// in accounting, gathers every node's step records and logs from the spool,
+// classifies, and delivers one message (outbox first). It never reports an
+// error to Slurm: it is not Slurm's child any more.
+#include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include "detach.hpp"
+#include "gpualert/classifier/classifier.hpp"
+#include "gpualert/classifier/verdict_format.hpp"
+#include "gpualert/common/text.hpp"
+#include "gpualert/config/addresses.hpp"
+#include "gpualert/config/defaults.hpp"
+#include "gpualert/config/loader.hpp"
+#include "gpualert/report/delivery.hpp"
+#include "gpualert/report/message_builder.hpp"
+#include "gpualert/spool/spool_dir.hpp"
+#include "job_env.hpp"
+#include "job_facts.hpp"
+#include "job_logs.hpp"
+#include "run_program.hpp"
+#include "slurm_accounting.hpp"
+
+using namespace gpualert;
+using namespace gpualert::epilog;
+
+namespace {
+
+// The helper's own log lives next to the job's logs, for the admin.
+std::ofstream g_log;
+void note(const std::string& msg) {
+  const std::string line = iso8601_utc(std::chrono::system_clock::now()) + " " + msg + "\n";
+  if (g_log) g_log << line << std::flush;
+  else std::cerr << line;
+}
+
+std::vector<std::string> expand_nodelist(const std::string& list) {
+  std::vector<std::string> nodes;
+  if (list.empty()) return nodes;
+  const auto r = run_program({"scontrol", "show", "hostnames", list}, std::chrono::seconds(10));
+  if (r && WIFEXITED(r->wait_status) && WEXITSTATUS(r->wait_status) == 0) {
+    std::istringstream in(r->out);
+    std::string n;
+    while (in >> n) nodes.push_back(n);
+  }
+  if (nodes.empty()) nodes.push_back(list);  // a single plain name
+  return nodes;
+}
+
+// --mail-user, while slurmctld still remembers the job (MinJobAge).
+std::vector<std::string> mail_user(std::uint32_t job) {
+  const auto r = run_program({"scontrol", "-o", "show", "job", std::to_string(job)}, std::chrono::seconds(10));
+  if (!r) return {};
+  const auto pos = r->out.find("MailUser=");
+  if (pos == std::string::npos) return {};
+  const std::string v = r->out.substr(pos + 9, r->out.find(' ', pos) - pos - 9);
+  std::vector<std::string> out;
+  std::string why;
+  if (v == "(null)" || !config::parse_address_list(v, out, why)) return {};
+  return out;
+}
+
+// Exactly one message per job run, even if the epilog runs twice on this node.
+bool claim_notification(const spool::DirFd& dir, int restart_count) {
+  const std::string name = "notified." + std::to_string(restart_count);
+  const int fd = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpualert-epilog: diagnose a finished Slurm job and notify its owner"};
+  std::string spool_path = "/var/spool/gpualert", conf, to;
+  std::optional<std::uint32_t> job;
+  int max_wait = 120, node_wait = 20;
+  bool any_node = false;
+  app.add_option("--spool", spool_path, "the plugin's spool");
+  app.add_option("--conf", conf, "site configuration file");
+  app.add_option("--to", to, "recipients given with --gpualert=...");
+  app.add_option("--job", job, "job id (default: $SLURM_JOB_ID)");
+  app.add_option("--max-wait", max_wait, "seconds to wait for a final state in accounting");
+  app.add_option("--node-wait", node_wait, "seconds to wait for other nodes' step records");
+  app.add_flag("--any-node", any_node, "notify even when this is not the job's first node");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const auto env = read_job_env(job);
+    if (!env) {
+      note("no job id (SLURM_JOB_ID or --job)");
+      return 0;
+    }
+    std::string why;
+    auto spool = spool::open_spool_root(spool_path, why);
+    std::optional<spool::DirFd> dir;
+    if (spool) dir = spool::open_job_dir(*spool, env->job, env->gid, false, why);
+    const std::filesystem::path dir_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(env->job);
+    if (dir) g_log.open(dir_path / ("helper-" + spool::safe_component(env->node) + ".log"), std::ios::app);
+    note("job " + std::to_string(env->job) + " on " + env->node + ": moved out of " +
+         std::to_string(leave_job_cgroups()) + " cgroup hierarchies");
+    if (!dir) note("no job directory in the spool (" + why + "): diagnosing from accounting only");
+
+    const auto nodes = expand_nodelist(env->nodelist);
+    if (!any_node && !nodes.empty() && !env->node.empty() && nodes.front() != env->node) {
+      note("not the job's first node (" + nodes.front() + "); that node's helper notifies");
+      return 0;
+    }
+    if (dir && !claim_notification(*dir, env->restart_count)) {
+      note("this job run was already notified");
+      return 0;
+    }
+
+    const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait));
+    note("accounting: " + (acct.available ? acct.state_detail + " exit " + acct.exit_code : acct.error));
+
+    JobLogs logs;
+    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait));
+    for (const auto& p : logs.problems) note(p);
+
+    config::Loader loader;
+    loader.apply_value("outbox", (std::filesystem::path(spool_path) / "outbox").string(), "default");
+    if (!conf.empty()) loader.apply_file(conf);
+    std::vector<std::string> recipients;
+    if (!to.empty()) config::parse_address_list(to, recipients, why);
+    if (recipients.empty()) recipients = mail_user(env->job);
+    config::Settings settings = loader.settings();
+    if (!recipients.empty()) settings.to = recipients;
+    else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
+    for (const auto& p : loader.problems()) note("config: " + p.text());
+
+    const JobFacts jf = job_facts(*env, acct, logs);
+    classify::RunStatus status;
+    status.exit_code = jf.exit_code;
+    if (acct.final) status.slurm_state = acct.state;
+    const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
+    const classify::Verdict v =
+        logs.combined.empty() ? classifier.classify_text("", status) : classifier.classify_file(logs.combined, status);
+    if (dir) spool::write_atomic_at(*dir, "verdict.json", classify::to_json(v).dump(2) + "\n", 0, env->gid, why);
+
+    report::MessageInputs mi;
+    mi.from = settings.from;
+    mi.to = settings.to;
+    mi.budget = settings.attach_budget;
+    mi.tail_lines = settings.tail_lines;
+    const notify::Message msg = report::build_message(v, jf.facts, mi);
+    const report::Delivery d = report::deliver(msg, settings);
+    note("verdict " + v.cls + "; mail: " + d.describe(settings));
+  } catch (const std::exception& e) {
+    note(std::string("failed: ") + e.what());
+  }
+  return 0;
+}

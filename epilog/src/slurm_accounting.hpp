@@ -1,0 +1,36 @@
+#pragma once
+// The job's record in Slurm accounting, read with `sacct -P` once the job has
+// left COMPLETING (during the epilog it has not: TIMEOUT and CANCELLED both
+// still look like a plain SIGTERM to the tasks).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpualert::epilog {
+
+struct StepAccounting {
+  std::string id;  // "123.batch", "123.0"
+  std::string name, state, exit_code;
+};
+
+struct JobAccounting {
+  bool available = false;  // sacct answered at all
+  bool final = false;      // the state is a final one
+  std::string error;       // why not available / not final
+  std::string job_id, name, state, state_detail, exit_code, derived_exit_code;
+  std::string elapsed, timelimit, nodelist, partition, user, start, end, workdir;
+  std::vector<StepAccounting> steps;
+};
+
+// Parses `sacct -n -P -o JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,
+// Timelimit,NodeList,Partition,User,Start,End,WorkDir` output for JOB.
+JobAccounting parse_sacct(const std::string& text, const std::string& job);
+
+bool is_final_state(const std::string& state);
+
+// Polls sacct until the state is final or MAX_WAIT passes.
+JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait);
+
+}  // namespace gpualert::epilog

@@ -1,0 +1,23 @@
+#pragma once
+// gzip of a file snapshot into a staging directory (zlib), with an output cap.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace gpualert::notify {
+
+struct GzipResult {
+  bool ok = false;
+  bool too_large = false;        // output passed MAX_OUT: given up early
+  std::filesystem::path path;    // the .gz when ok
+  std::uint64_t size = 0;        // its size when ok
+  std::string error;             // when !ok && !too_large
+};
+
+// Compresses the first IN_SIZE bytes of FD into a new file in STAGING_DIR.
+// Stops (and deletes its output) as soon as the output exceeds MAX_OUT, so a
+// huge file that cannot fit costs little work.
+GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::path& staging_dir,
+                         std::uint64_t max_out);
+
+}  // namespace gpualert::notify

@@ -1,0 +1,209 @@
+// The durable outbox. A message exists once pending/<id>.eml exists: the .json
+// is written first and the .eml is renamed into place last (the commit point).
+#include "gpualert/notifier/outbox.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <system_error>
+
+#include "fd_streambuf.hpp"
+#include "gpualert/common/durable_file.hpp"
+#include "gpualert/common/text.hpp"
+#include "gpualert/notifier/mime_writer.hpp"
+#include "unique_fd.hpp"
+
+namespace gpualert::notify {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(int err, const std::string& what) { throw std::system_error(err, std::generic_category(), what); }
+
+std::string short_hostname() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  std::string out;
+  for (const char* p = host; *p != '\0' && *p != '.'; ++p) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(*p)) || *p == '-';
+    out += ok ? *p : '_';
+  }
+  return out.empty() ? std::string("localhost") : out;
+}
+
+// UTC time first (microseconds) so ids sort by creation; host and pid make
+// them unique across processes, the counter within one.
+std::string make_id() {
+  static std::atomic<unsigned> counter{0};
+  const auto now = std::chrono::system_clock::now();
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
+  char tail[32];
+  std::snprintf(tail, sizeof tail, "%06u", counter++ % 1000000);
+  return std::string(buf) + "-" + short_hostname() + "-" + std::to_string(::getpid()) + "-" + tail;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) { return s.size() >= suffix.size() && s.ends_with(suffix); }
+
+// Streams the MIME message into a temporary file, fsyncs it and renames it to
+// EML. On any failure the temporary file is removed and std::system_error
+// says which file and why (ENOSPC for a full disk).
+void write_eml(const fs::path& eml, const Message& msg) {
+  const fs::path tmp = eml.string() + ".tmp." + std::to_string(::getpid());
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid()) fail(errno, "cannot create " + tmp.string());
+  int err = 0;
+  try {
+    FdStreambuf sb(fd.get());
+    std::ostream os(&sb);
+    write_mime(msg, os);
+    os.flush();
+    if (!os) err = sb.error() != 0 ? sb.error() : EIO;
+  } catch (...) {
+    fd.reset();
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (err == 0 && ::fsync(fd.get()) != 0) err = errno;
+  if (err == 0 && fd.close_checked() != 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), eml.c_str()) != 0) err = errno;
+  if (err != 0) {
+    fd.reset();
+    ::unlink(tmp.c_str());
+    fail(err, "cannot write message " + tmp.string());
+  }
+  sync_dir(eml.parent_path());
+}
+
+json read_meta(const fs::path& meta) { return json::parse(read_file(meta)); }
+
+void fill_from_meta(StoredMessage& m, const json& j) {
+  m.envelope.from = j.value("from", "");
+  m.envelope.to = j.value("to", std::vector<std::string>{});
+  m.attempts = j.value("attempts", 0);
+  m.last_error = j.value("last_error", "");
+}
+
+}  // namespace
+
+Outbox::Outbox(fs::path dir) : dir_(std::move(dir)) {
+  make_dirs(dir_ / "pending", 0700);
+  make_dirs(dir_ / "sent", 0700);
+}
+
+StoredMessage Outbox::store(const Message& msg) {
+  StoredMessage m;
+  m.id = make_id();
+  m.eml = dir_ / "pending" / (m.id + ".eml");
+  m.meta = dir_ / "pending" / (m.id + ".json");
+  m.envelope = msg.envelope;
+  const json j = {{"id", m.id},
+                  {"from", msg.envelope.from},
+                  {"to", msg.envelope.to},
+                  {"subject", one_line(msg.subject, 400)},
+                  {"created", iso8601_utc(std::chrono::system_clock::now())},
+                  {"attempts", 0},
+                  {"last_error", ""}};
+  // dump() with "replace": an invalid UTF-8 address must not make store() throw
+  // a non-system error after the caller relied on the outbox.
+  write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+  try {
+    write_eml(m.eml, msg);
+  } catch (...) {
+    ::unlink(m.meta.c_str());  // a .json without its .eml would only be garbage
+    throw;
+  }
+  return m;
+}
+
+std::vector<StoredMessage> Outbox::pending() const {
+  std::vector<StoredMessage> out;
+  const fs::path dir = dir_ / "pending";
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    // Only a committed .eml counts; "<id>.eml.tmp.<pid>" is a write in progress.
+    if (!ends_with(name, ".eml") || name.size() <= 4) continue;
+    StoredMessage m;
+    m.id = name.substr(0, name.size() - 4);
+    m.eml = e.path();
+    m.meta = dir / (m.id + ".json");
+    try {
+      fill_from_meta(m, read_meta(m.meta));
+    } catch (const std::exception& ex) {
+      // Listed anyway: dropping a committed message would lose it silently.
+      m.last_error = std::string("metadata unreadable: ") + ex.what();
+    }
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(), [](const StoredMessage& a, const StoredMessage& b) { return a.id < b.id; });
+  return out;
+}
+
+void Outbox::mark_sent(const StoredMessage& m) {
+  const fs::path sent = dir_ / "sent";
+  // The .eml moves first: a crash after it leaves only a stale .json behind,
+  // never a second copy of a message that was already delivered.
+  if (::rename(m.eml.c_str(), (sent / (m.id + ".eml")).c_str()) != 0) {
+    fail(errno, "cannot move " + m.eml.string() + " to " + sent.string());
+  }
+  try {
+    json j = read_meta(m.meta);
+    j["sent"] = iso8601_utc(std::chrono::system_clock::now());
+    write_file_atomic(sent / (m.id + ".json"), j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+    ::unlink(m.meta.c_str());
+  } catch (const std::exception&) {
+    // The metadata is only a record once the message is sent; move what exists.
+    ::rename(m.meta.c_str(), (sent / (m.id + ".json")).c_str());
+  }
+  sync_dir(sent);
+  sync_dir(dir_ / "pending");
+}
+
+void Outbox::record_failure(StoredMessage& m, const std::string& error) {
+  m.attempts += 1;
+  m.last_error = one_line(error, 1000);
+  json j;
+  try {
+    j = read_meta(m.meta);
+  } catch (const std::exception&) {
+    j = {{"id", m.id}, {"from", m.envelope.from}, {"to", m.envelope.to}};
+  }
+  j["attempts"] = m.attempts;
+  j["last_error"] = m.last_error;
+  j["last_attempt"] = iso8601_utc(std::chrono::system_clock::now());
+  write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+}
+
+std::size_t Outbox::clean_garbage(std::chrono::seconds min_age) {
+  const fs::path dir = dir_ / "pending";
+  const auto cutoff = std::chrono::system_clock::now() - min_age;
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const bool temp = name.find(".tmp.") != std::string::npos;
+    const bool orphan = ends_with(name, ".json") && !fs::exists(dir / (name.substr(0, name.size() - 5) + ".eml"));
+    if (!temp && !orphan) continue;
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    if (std::chrono::system_clock::from_time_t(st.st_mtime) > cutoff) continue;
+    if (::unlink(e.path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace gpualert::notify

@@ -1,0 +1,78 @@
+#include "gpualert/runner/tee.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gpualert::runner {
+
+bool write_out(int fd, std::string_view data, const std::function<void()>& on_signal) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n >= 0) {
+      data.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (errno == EINTR) {  // no SA_RESTART: a stalled reader must not delay a signal
+      if (on_signal) on_signal();
+      continue;
+    }
+    if (errno == EAGAIN) {  // someone made the shared descriptor non-blocking
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 100);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+bool pump(TeeSource& s, LogWriter& log, std::string& buf, const std::function<void()>& on_signal,
+          std::vector<std::string>& notes) {
+  const ssize_t got = ::read(s.fd, buf.data(), buf.size());
+  if (got < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (got <= 0) {
+    ::close(s.fd);
+    s.open = false;
+    return false;
+  }
+  const std::string_view chunk(buf.data(), static_cast<std::size_t>(got));
+  if (!s.out_broken && !write_out(s.out, chunk, on_signal)) {
+    s.out_broken = true;
+    notes.push_back(std::string(s.tag == StreamTag::Out ? "stdout" : "stderr") + " could not be written (" +
+                    std::strerror(errno) + "); the program's pipe was closed so it sees the same error");
+    log.append(s.tag, chunk);
+    ::close(s.fd);
+    s.open = false;
+    return false;
+  }
+  log.append(s.tag, chunk);
+  return true;
+}
+
+void tee_until_eof(TeeSource* src, int count, LogWriter& log) {
+  std::string buf(256 * 1024, '\0');
+  std::vector<std::string> notes;
+  for (;;) {
+    pollfd fds[4];
+    int map[4];
+    nfds_t n = 0;
+    for (int i = 0; i < count && n < 4; ++i)
+      if (src[i].open) {
+        map[n] = i;
+        fds[n++] = {src[i].fd, POLLIN, 0};
+      }
+    if (n == 0) break;
+    if (::poll(fds, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (nfds_t k = 0; k < n; ++k)
+      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) pump(src[map[k]], log, buf, {}, notes);
+  }
+  for (const auto& note : notes) log.append(StreamTag::Gpualert, "gpualert: " + note + "\n");
+}
+
+}  // namespace gpualert::runner

@@ -1,0 +1,52 @@
+#include "helper_launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace gpualert::spank {
+
+void launch_helper(const PluginArgs& args, const OptionValue& option) {
+  std::vector<std::string> argv = {args.helper, "--spool", args.spool, "--conf", args.conf};
+  std::string to;
+  for (const auto& a : option.to) to += (to.empty() ? "" : ",") + a;
+  if (!to.empty()) {
+    argv.push_back("--to");
+    argv.push_back(to);
+  }
+  // Built before fork: only async-signal-safe calls happen in the children.
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+
+  const pid_t mid = ::fork();
+  if (mid < 0) return;
+  if (mid == 0) {
+    ::setsid();
+    const pid_t helper = ::fork();
+    if (helper != 0) ::_exit(0);
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+    }
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  int st = 0;
+  while (::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace gpualert::spank

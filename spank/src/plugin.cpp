@@ -1,0 +1,221 @@
+// gpualert.so: the SPANK hooks. Each hook is a thin C entry point that catches
+// every exception and always returns success: a monitoring plugin must never
+// fail a job, a step or a node. No network I/O and no waiting happen here; the
+// diagnosis runs later in the detached gpualert-epilog helper.
+extern "C" {
+#include <slurm/spank.h>
+// SPANK_PLUGIN defines these as const objects; in C++ they need external linkage.
+extern const char plugin_name[];
+extern const char plugin_type[];
+extern const unsigned int plugin_version;
+extern const unsigned int spank_plugin_version;
+SPANK_PLUGIN(gpualert, 1)
+}
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpualert/common/text.hpp"
+#include "gpualert/spool/spool_dir.hpp"
+#include "gpualert/spool/step_record.hpp"
+#include "helper_launch.hpp"
+#include "option_value.hpp"
+#include "plugin_args.hpp"
+#include "task_tee.hpp"
+
+namespace {
+
+using gpualert::spank::OptionValue;
+using gpualert::spank::PluginArgs;
+
+// Per-process state. slurmstepd, each task child and srun each have their own copy.
+PluginArgs g_args;
+OptionValue g_option;      // what --gpualert said in this process's context
+int g_log_fd = -1;         // task child: opened as root, used by task_init
+int g_streams_fd = -1;
+std::string g_started;
+std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
+
+int option_callback(int, const char* optarg, int remote);
+
+struct spank_option g_spank_option = {
+    const_cast<char*>("gpualert"), const_cast<char*>("[on|off|addr,...]"),
+    const_cast<char*>("gpualert: when the job ends, mail why it ended (verdict, evidence, log). "
+                      "Optional recipients; default: --mail-user or your configured address."),
+    2, 0, option_callback};
+
+int option_callback(int, const char* optarg, int remote) {
+  std::string why;
+  const auto v = gpualert::spank::parse_option_value(optarg, why);
+  if (!v) {
+    // Refuse on the submit side, before the job is queued; in slurmstepd we
+    // only log, since failing there would fail the job.
+    slurm_error("%s", why.c_str());
+    return remote ? 0 : -1;
+  }
+  // The remote callback may run twice (NULL, then ""): keep explicit recipients.
+  if (!g_option.given || !v->to.empty() || v->off) g_option = *v;
+  return 0;
+}
+
+bool enabled() {
+  if (g_option.given) return !g_option.off;
+  return g_args.default_on;
+}
+
+std::string now_iso() { return gpualert::iso8601_utc(std::chrono::system_clock::now()); }
+
+std::string node_name(spank_t sp) {
+  char buf[256] = {};
+  if (spank_getenv(sp, "SLURMD_NODENAME", buf, sizeof buf) == ESPANK_SUCCESS && buf[0]) return buf;
+  if (const char* e = getenv("SLURMD_NODENAME"); e && *e) return e;
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+template <typename T>
+bool item(spank_t sp, spank_item_t what, T* out) {
+  return spank_get_item(sp, what, out) == ESPANK_SUCCESS;
+}
+
+// task_init_privileged: as root, in the task's own process, before the user's
+// program exists. Creates the task's log so that even an exec failure is kept.
+void open_task_log(spank_t sp) {
+  uint32_t job = 0, step = 0, task = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_STEPID, &step) || !item(sp, S_TASK_GLOBAL_ID, &task) ||
+      !item(sp, S_JOB_UID, &uid) || !item(sp, S_JOB_GID, &gid)) {
+    slurm_error("gpualert: job items unavailable in task_init_privileged; this task is not captured");
+    return;
+  }
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  if (!spool) {
+    slurm_error("gpualert: spool %s unusable (%s); job %u is not captured", g_args.spool.c_str(), why.c_str(), job);
+    return;
+  }
+  auto dir = gpualert::spool::open_job_dir(*spool, job, gid, true, why);
+  if (!dir) {
+    slurm_error("gpualert: job directory for %u unusable: %s", job, why.c_str());
+    return;
+  }
+  const std::string name = gpualert::spool::task_log_name(gpualert::spool::step_name(step), node_name(sp), task);
+  std::string used;
+  g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
+  if (g_log_fd < 0) {
+    slurm_error("gpualert: cannot create %s: %s", name.c_str(), why.c_str());
+    return;
+  }
+  g_streams_fd = gpualert::spool::create_owned_file(*dir, used.substr(0, used.size() - 4) + ".streams", uid, gid,
+                                                    used, why);
+  ::fsync(g_log_fd);
+  ::fsync(dir->get());
+}
+
+void write_step_record(spank_t sp) {
+  uint32_t job = 0, step = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_STEPID, &step)) return;
+  item(sp, S_JOB_UID, &uid);
+  item(sp, S_JOB_GID, &gid);
+  gpualert::spool::StepRecord r;
+  r.job = job;
+  r.step = gpualert::spool::step_name(step);
+  r.node = node_name(sp);
+  r.uid = uid;
+  r.gid = gid;
+  r.started = g_started;
+  r.ended = now_iso();
+  r.to = g_option.to;
+  r.tasks = g_tasks;
+  for (auto& t : r.tasks) {
+    t.log = gpualert::spool::task_log_name(r.step, r.node, t.task);
+    t.streams = t.log.substr(0, t.log.size() - 4) + ".streams";
+  }
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, gid, true, why) : std::nullopt;
+  if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node),
+                                                gpualert::spool::to_json(r).dump(1) + "\n", 0, gid, why))
+    slurm_error("gpualert: step record for %u.%s not written: %s", job, r.step.c_str(), why.c_str());
+}
+
+// Every hook body runs inside this: whatever happens, Slurm sees success.
+template <typename F>
+int guarded(const char* hook, F&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    slurm_error("gpualert: %s: %s", hook, e.what());
+  } catch (...) {
+    slurm_error("gpualert: %s: unknown exception", hook);
+  }
+  return ESPANK_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int slurm_spank_init(spank_t sp, int ac, char** av) {
+  return guarded("init", [&] {
+    g_args = gpualert::spank::parse_plugin_args(ac, av);
+    if (spank_context() == S_CTX_REMOTE || spank_context() == S_CTX_SLURMD)
+      for (const auto& e : g_args.errors) slurm_error("gpualert: plugstack.conf: %s", e.c_str());
+    if (spank_option_register(sp, &g_spank_option) != ESPANK_SUCCESS)
+      slurm_debug("gpualert: option not registered in this context");
+    g_started = now_iso();
+  });
+}
+
+int slurm_spank_task_init_privileged(spank_t sp, int, char**) {
+  return guarded("task_init_privileged", [&] {
+    if (enabled()) open_task_log(sp);
+  });
+}
+
+int slurm_spank_task_init(spank_t, int, char**) {
+  return guarded("task_init", [&] {
+    if (g_log_fd < 0) return;
+    const int log = g_log_fd, streams = g_streams_fd;
+    g_log_fd = g_streams_fd = -1;
+    if (!gpualert::spank::start_task_tee(log, streams))
+      slurm_error("gpualert: could not start the output tee (%s); output is not captured", std::strerror(errno));
+  });
+}
+
+int slurm_spank_task_exit(spank_t sp, int, char**) {
+  return guarded("task_exit", [&] {
+    if (!enabled()) return;
+    gpualert::spool::TaskRecord t;
+    int status = 0;
+    pid_t pid = 0;
+    item(sp, S_TASK_GLOBAL_ID, &t.task);
+    if (item(sp, S_TASK_EXIT_STATUS, &status)) t.wait_status = status;
+    if (item(sp, S_TASK_PID, &pid)) t.pid = pid;
+    g_tasks.push_back(t);
+  });
+}
+
+int slurm_spank_exit(spank_t sp, int, char**) {
+  return guarded("exit", [&] {
+    if (spank_context() == S_CTX_REMOTE && enabled() && !g_tasks.empty()) write_step_record(sp);
+  });
+}
+
+int slurm_spank_job_epilog(spank_t sp, int, char**) {
+  return guarded("job_epilog", [&] {
+    char* arg = nullptr;
+    if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
+    if (!enabled()) return;
+    gpualert::spank::launch_helper(g_args, g_option);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,19 @@
+#pragma once
+// Arguments from the plugstack.conf line, e.g.
+//   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/gpualert.so default=off spool=/var/spool/gpualert
+#include <string>
+#include <vector>
+
+namespace gpualert::spank {
+
+struct PluginArgs {
+  bool default_on = false;                      // default=on: every job is watched unless --gpualert=off
+  std::string spool = "/var/spool/gpualert";    // node-local by default; see README for shared spools
+  std::string conf = "/etc/gpualert/gpualert.conf";
+  std::string helper = "/usr/libexec/gpualert/gpualert-epilog";
+  std::vector<std::string> errors;              // unknown keys, bad values: logged, never fatal
+};
+
+PluginArgs parse_plugin_args(int argc, char** argv);
+
+}  // namespace gpualert::spank

@@ -1,0 +1,59 @@
+#pragma once
+// The node's spool, shared by the SPANK plugin (which writes it as root inside
+// slurmstepd) and the epilog helper (which reads it). Layout:
+//   <spool>/                 root-owned, not writable by others
+//   <spool>/jobs/<jobid>/    root:<job gid> 0750: users can read, never plant links
+//     <step>.<node>.<task>.log / .streams   the task's output, <uid>:<gid> 0600
+//     step-<step>.<node>.json              the step record (task exit statuses)
+//   <spool>/outbox/          the helper's durable outbox (root 0700)
+// Every open is relative to a directory descriptor with O_NOFOLLOW.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpualert::spool {
+
+// An owned directory descriptor (closed on destruction).
+class DirFd {
+ public:
+  DirFd() = default;
+  explicit DirFd(int fd) : fd_(fd) {}
+  DirFd(DirFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirFd& operator=(DirFd&& o) noexcept;
+  DirFd(const DirFd&) = delete;
+  DirFd& operator=(const DirFd&) = delete;
+  ~DirFd();
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Opens PATH, creating it (0755) if missing. Refuses a symlink, a non-directory,
+// or a directory not owned by root or writable by group/others. Error in WHY.
+std::optional<DirFd> open_spool_root(const std::string& path, std::string& why);
+
+// Opens <spool>/jobs/<jobid>, creating it root:GID 0750 when CREATE. Refuses
+// anything not owned by root.
+std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, gid_t gid, bool create, std::string& why);
+
+// Creates a new file NAME (no following links, never reusing an existing name:
+// NAME.1, NAME.2... instead) owned by UID:GID, mode 0600. Returns the fd
+// (O_CLOEXEC, O_APPEND) and the name actually used.
+int create_owned_file(const DirFd& dir, const std::string& name, uid_t uid, gid_t gid, std::string& used,
+                      std::string& why);
+
+// Writes CONTENT to NAME atomically (temp file, fsync, renameat), owned UID:GID 0640.
+bool write_atomic_at(const DirFd& dir, const std::string& name, const std::string& content, uid_t uid, gid_t gid,
+                     std::string& why);
+
+// Reads a small regular file NAME in DIR without following links (at most MAX bytes).
+std::optional<std::string> read_at(const DirFd& dir, const std::string& name, std::size_t max, std::string& why);
+
+// A name that is safe as one path component: no '/', no "..", printable.
+std::string safe_component(const std::string& s);
+
+}  // namespace gpualert::spool

@@ -1,0 +1,270 @@
+// The decision logic: root cause over symptom, exit status and scheduler state.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace gpualert::classify::test {
+namespace {
+
+const char* kMultiRankOom =
+    "[rank0]: step 40 loss 3.12\n"
+    "[rank1]: step 40 loss 3.15\n"
+    "[rank2]: Traceback (most recent call last):\n"
+    "[rank2]:   File \"train.py\", line 120, in <module>\n"
+    "[rank2]:     loss.backward()\n"
+    "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 2 has a total capacity of 39.39 GiB "
+    "of which 1.10 GiB is free.\n"
+    "[rank0]:[E ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=311, "
+    "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600312 milliseconds before timing out.\n"
+    "[rank1]:[E ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=311, "
+    "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600309 milliseconds before timing out.\n"
+    "[rank3]:[E ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout\n"
+    "[rank0]: RuntimeError: [Rank 0] NCCL communicator was aborted on rank 0.\n";
+
+TEST(RootCause, MultiRankOomBeatsNcclTimeouts) {
+  const Verdict v = run(kMultiRankOom, 1);
+  EXPECT_EQ(v.cls, "cuda_oom");
+  EXPECT_TRUE(has_secondary(v, "nccl"));
+  // The OOM line is cited with its 1-based line number.
+  bool cited = false;
+  for (const auto& c : v.evidence) cited |= c.line == 6;
+  EXPECT_TRUE(cited);
+}
+
+TEST(RootCause, NcclAloneIsNccl) {
+  std::string log = kMultiRankOom;
+  log.erase(log.find("[rank2]: Traceback"), log.find("[rank0]:[E") - log.find("[rank2]: Traceback"));
+  EXPECT_EQ(run(log, 1).cls, "nccl");
+}
+
+TEST(RootCause, HardwareBeatsTheCudaErrorsItCauses) {
+  const Verdict v = run(
+      "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+      "NVRM: Xid (PCI:0000:87:00): 48, pid=9912, name=python, An uncorrectable double bit error (DBE) has been detected\n",
+      1);
+  EXPECT_EQ(v.cls, "gpu_hardware");
+  EXPECT_TRUE(has_secondary(v, "cuda_runtime"));
+  // An application-level Xid (13, 31, 43) alone is not hardware.
+  EXPECT_EQ(run("NVRM: Xid (PCI:0000:87:00): 31, pid=9912, Ch 00000010, MMU Fault\n"
+                "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                1)
+                .cls,
+            "cuda_runtime");
+}
+
+TEST(RootCause, ChainedExceptionReportsTheInnermostGenericCause) {
+  const Verdict v = run(
+      "Traceback (most recent call last):\n"
+      "  File \"data.py\", line 10, in __getitem__\n"
+      "    return self.index[key]\n"
+      "KeyError: 'img_0042'\n"
+      "\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 50, in <module>\n"
+      "    batch = next(it)\n"
+      "RuntimeError: Caught KeyError in DataLoader worker process 0.\n",
+      1);
+  EXPECT_EQ(v.cls, "traceback");
+  bool cites_key_error = false;
+  for (const auto& c : v.evidence) cites_key_error |= c.line == 4;
+  EXPECT_TRUE(cites_key_error);
+}
+
+TEST(RootCause, SpecificOuterExceptionStillWins) {
+  const Verdict v = run(
+      "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    g()\nKeyError: 'x'\n\n"
+      "The above exception was the direct cause of the following exception:\n\n"
+      "Traceback (most recent call last):\n  File \"a.py\", line 9, in <module>\n    f()\n"
+      "FileNotFoundError: [Errno 2] No such file or directory: '/data/x.bin'\n",
+      1);
+  EXPECT_EQ(v.cls, "file_not_found");
+}
+
+TEST(Signals, BareSigkillIsNotOomKiller) {
+  const Verdict v = run("step 1 loss 2.0\nstep 2 loss 1.9\n", -9);
+  EXPECT_EQ(v.cls, "signal_kill");
+  bool mentions = false;
+  for (const auto& c : v.cannot_decide) mentions |= c.find("OOM killer") != std::string::npos;
+  EXPECT_TRUE(mentions);
+  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", -9).cls, "signal_kill");
+  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", std::nullopt).cls, "signal_kill");
+}
+
+TEST(Signals, SigkillWithOomLineIsOomKiller) {
+  EXPECT_EQ(run("step 1 loss 2.0\n[ 4821.5] Out of memory: Killed process 40822 (python) total-vm:8923144kB\nKilled\n", -9).cls,
+            "oom_killer");
+  EXPECT_EQ(run("step 1\nslurmstepd: error: StepId=15.0 exceeded memory limit (642785280 > 104857600), being killed\n", -9).cls,
+            "oom_killer");
+  EXPECT_EQ(run("step 1 loss 2.0\n", -9, "OUT_OF_MEMORY").cls, "oom_killer");
+}
+
+TEST(Signals, TorchrunSummaryCarriesTheChildSignal) {
+  const Verdict v = run(
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+      "============================================================\n"
+      "train.py FAILED\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "  time      : 2024-05-01_10:00:00\n"
+      "  host      : node3\n"
+      "  rank      : 0 (local_rank: 0)\n"
+      "  exitcode  : -11 (pid: 1234)\n"
+      "  error_file: <N/A>\n"
+      "  traceback : Signal 11 (SIGSEGV) received by PID 1234\n",
+      1);
+  EXPECT_EQ(v.cls, "segfault");
+  EXPECT_EQ(run("  exitcode  : -9 (pid: 1234)\n  traceback : Signal 9 (SIGKILL) received by PID 1234\n", 1).cls, "signal_kill");
+}
+
+TEST(Signals, SigsegvExitWithoutLogIsSegfault) { EXPECT_EQ(run("loading\n", -11).cls, "segfault"); }
+
+TEST(Signals, AbortWithBadAllocIsRamOom) {
+  EXPECT_EQ(run("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n", -6).cls, "ram_oom");
+  EXPECT_EQ(run("some output\n", -6).cls, "signal_kill");
+}
+
+TEST(Scheduler, TheFourDispositions) {
+  const std::string pre = "step 5 loss 1.0\nslurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2024-01-01T00:00:00 ";
+  EXPECT_EQ(run(pre + "DUE TO TIME LIMIT ***\n", std::nullopt).cls, "timeout");
+  EXPECT_EQ(run(pre + "***\n", std::nullopt).cls, "cancelled");
+  EXPECT_EQ(run(pre + "DUE TO PREEMPTION ***\n", std::nullopt).cls, "preempted");
+  EXPECT_EQ(run(pre + "DUE TO NODE FAILURE ***\n", std::nullopt).cls, "node_fail");
+  EXPECT_EQ(run("step 5 loss 1.0\n", 0, "TIMEOUT").cls, "timeout");
+  EXPECT_EQ(run("step 5 loss 1.0\n", 0, "CANCELLED by 1000").cls, "cancelled");
+  EXPECT_EQ(run("step 5 loss 1.0\n", 1, "NODE_FAIL").cls, "node_fail");
+  EXPECT_EQ(run("step 5 loss 1.0\n", 0, "PREEMPTED").cls, "preempted");
+}
+
+TEST(Scheduler, ACrashBeforeTheTimeLimitWins) {
+  const Verdict v = run(
+      "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+      "[rank0]: step 100 loss 1.0\n"
+      "slurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***\n",
+      0, "TIMEOUT");
+  EXPECT_EQ(v.cls, "cuda_oom");
+  EXPECT_TRUE(has_secondary(v, "timeout"));
+}
+
+TEST(Scheduler, ExceptionsAfterTheCancelAreConsequences) {
+  const Verdict v = run(
+      "step 5 loss 1.0\n"
+      "slurmstepd: error: *** STEP 77.0 ON n1 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***\n"
+      "torch.distributed.elastic.multiprocessing.api.SignalException: Process 4411 got signal: 15\n"
+      "RuntimeError: [Rank 0] NCCL communicator was aborted\n",
+      std::nullopt);
+  EXPECT_EQ(v.cls, "timeout");
+}
+
+TEST(Healthy, NeedsExitZero) {
+  const std::string log = "step 1 loss 3.0\nstep 2 loss 2.5\nstep 3 loss 2.0\nstep 4 loss 1.5\nstep 5 loss 1.2\n";
+  EXPECT_EQ(run(log, 0).cls, "healthy");
+  EXPECT_EQ(run(log, 0, "COMPLETED").cls, "healthy");
+  EXPECT_EQ(run(log, std::nullopt, "COMPLETED").cls, "healthy");
+  EXPECT_EQ(run(log, 1).cls, "unknown");
+  EXPECT_EQ(run(log, std::nullopt).cls, "unknown");
+  EXPECT_EQ(run("", std::nullopt).cls, "unknown");
+}
+
+TEST(Healthy, NoFatalEvidence) {
+  const std::string log = "step 1 loss 3.0\nstep 2 loss 2.0\nRuntimeError: CUDA error: an illegal memory access was encountered\n";
+  const Verdict v = run(log, 0);
+  EXPECT_EQ(v.cls, "cuda_runtime");
+  bool says_exit0 = false;
+  for (const auto& c : v.cannot_decide) says_exit0 |= c.find("exited 0") != std::string::npos;
+  EXPECT_TRUE(says_exit0);
+  EXPECT_LT(v.confidence, run(log, 1).confidence);
+}
+
+TEST(Healthy, LossGoingUpIsNotHealthy) {
+  const Verdict v = run("step 1 loss 1.0\nstep 2 loss 1.4\nstep 3 loss 2.2\nstep 4 loss 3.1\nstep 5 loss 4.8\n", 0);
+  EXPECT_NE(v.cls, "healthy");
+  EXPECT_EQ(v.cls, "divergence");
+}
+
+TEST(Healthy, ValidationLossDoesNotConfuseTheTrend) {
+  const Verdict v = run(
+      "step 1 loss 3.0\nval_loss: 9.0\nstep 2 loss 2.6\nval_loss: 9.5\nstep 3 loss 2.1\nval_loss: 9.9\nstep 4 loss 1.7\n", 0);
+  EXPECT_EQ(v.cls, "healthy");
+}
+
+TEST(Healthy, RecoveredErrorIsSecondary) {
+  const Verdict v = run(
+      "Trying batch size 64\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB\n"
+      "Retrying with batch size 32\n"
+      "step 1 loss 3.0\nstep 2 loss 2.6\nstep 3 loss 2.1\nstep 4 loss 1.7\n",
+      0);
+  EXPECT_EQ(v.cls, "healthy");
+  EXPECT_TRUE(has_secondary(v, "cuda_oom"));
+}
+
+TEST(Healthy, NanThatRecoversIsNotNanLoss) {
+  EXPECT_EQ(run("step 1 loss 3.0\nstep 2 loss nan\nstep 3 loss 2.5\nstep 4 loss 2.1\nstep 5 loss 1.8\n", 0).cls, "healthy");
+}
+
+TEST(Warnings, AWarningIsNotACause) {
+  const Verdict v = run(
+      "UserWarning: Failed to load image Python extension: libc10_cuda.so: cannot open shared object file\n"
+      "[rank0]:[E ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout\n",
+      1);
+  EXPECT_EQ(v.cls, "nccl");
+}
+
+TEST(RootCause, AnEarlyShellComplaintDoesNotBeatTheFatalException) {
+  const Verdict v = run(
+      "mkdir: cannot create directory '/scratch/shared': Permission denied\n"
+      "step 1 loss 2.0\n"
+      "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    x = d['k']\nKeyError: 'k'\n",
+      1);
+  EXPECT_EQ(v.cls, "traceback");
+  EXPECT_EQ(run("bash: ./train.sh: Permission denied\n", 126).cls, "permission");
+  EXPECT_EQ(run("RuntimeError: open(/data/shard-07.bin): No such file or directory\n", 1).cls, "file_not_found");
+}
+
+TEST(Exec, ExecFailures) {
+  RunStatus s;
+  s.exit_code = 127;
+  s.exec_failed = true;
+  EXPECT_EQ(builtin().classify_text("gpualert: cannot execute 'pythonn': No such file or directory\n", s).cls, "missing_module");
+  EXPECT_EQ(builtin().classify_text("gpualert: cannot execute './train.sh': No such file or directory\n", s).cls, "file_not_found");
+  s.exit_code = 126;
+  EXPECT_EQ(builtin().classify_text("gpualert: cannot execute './train.sh': Permission denied\n", s).cls, "permission");
+  EXPECT_EQ(builtin().classify_text("", s).cls, "permission");
+  EXPECT_EQ(run("/var/spool/slurmd/job1/slurm_script: line 9: torchrun: command not found\n", 127).cls, "missing_module");
+}
+
+// The anchor corpus begins every log with "[inject] mode=<label>": a label leak.
+// Removing those lines must not change a single verdict.
+TEST(LabelLeak, InjectHeaderChangesNothing) {
+  const std::filesystem::path dir = std::filesystem::path(GPUALERT_ANCHOR_DIR) / "injected";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "anchor corpus not found at " << dir;
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string raw = ss.str();
+    if (raw.rfind("[inject]", 0) != 0) continue;
+    std::string stripped;
+    std::istringstream lines(raw);
+    for (std::string l; std::getline(lines, l);)
+      if (l.rfind("[inject]", 0) != 0) stripped += l + "\n";
+    for (std::optional<int> code : {std::optional<int>(1), std::optional<int>()}) {
+      const Verdict a = run(raw, code), b = run(stripped, code);
+      ASSERT_EQ(a.cls, b.cls) << e.path();
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+  // And the header alone decides nothing.
+  EXPECT_EQ(run("[inject] mode=cuda_oom host=gpu041 pid=1\n", 1).cls, "unknown");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

@@ -1,0 +1,137 @@
+// Hostile input: binary bytes, NULs, CRLF, giant lines, regex-killer lines, huge files.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace gpualert::classify::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempFile {
+  fs::path path;
+  TempFile() : path(fs::temp_directory_path() / ("gpualert-clf-" + std::to_string(::getpid()) + "-" + std::to_string(++n))) {}
+  ~TempFile() { std::error_code ec; fs::remove(path, ec); }
+  static inline int n = 0;
+};
+
+long max_rss_kib() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+TEST(Robustness, BinaryGarbageNulsAndAHugeLineAreBounded) {
+  TempFile f;
+  {
+    std::ofstream out(f.path, std::ios::binary);
+    out << "step 1 loss 2.0\n";
+    std::string garbage;
+    for (int i = 0; i < 4096; ++i) garbage.push_back(i * 37 % 256 == '\n' ? 'x' : static_cast<char>(i * 37 % 256));
+    out << garbage << "\n";
+    // One 48 MiB line of NULs and bytes, written in small pieces.
+    std::string chunk(64 * 1024, '\0');
+    for (std::size_t i = 0; i < chunk.size(); i += 7) chunk[i] = 'x';
+    for (int i = 0; i < 48 * 16; ++i) out << chunk;
+    out << "\n";
+    out << "ModuleNotFoundError: No module named 'apex'\r\n";
+  }
+  const long before = max_rss_kib();
+  const Verdict v = builtin().classify_file(f.path, exit_status(1));
+  const long grown = max_rss_kib() - before;
+  EXPECT_EQ(v.cls, "missing_module");
+  EXPECT_EQ(v.long_lines, 1u);
+  EXPECT_EQ(v.lines_read, 4u);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().line, 4u);
+  bool module_fact = false;
+  for (const auto& [k, val] : v.facts) module_fact |= k == "module" && val == "apex";  // no trailing CR
+  EXPECT_TRUE(module_fact);
+  EXPECT_LT(grown, 16 * 1024) << "classifying a 48 MiB line grew RSS by " << grown << " KiB";
+}
+
+TEST(Robustness, TenMegabyteSingleLineViaText) {
+  std::string log(10 * 1024 * 1024, 'a');
+  log += " Segmentation fault\n";  // beyond the per-line cap: not read
+  log += "Segmentation fault (core dumped)\n";
+  const Verdict v = run(log, -11);
+  EXPECT_EQ(v.cls, "segfault");
+  EXPECT_EQ(v.long_lines, 1u);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().line, 2u);
+  for (const auto& c : v.evidence) EXPECT_LT(c.text.size(), 1024u);
+}
+
+TEST(Robustness, RegexKillerLinesAreFast) {
+  std::string log;
+  log += std::string(100000, 'a') + "!\n";
+  log += std::string(60000, '(') + std::string(60000, ')') + "\n";
+  log += "loss " + std::string(60000, '9') + "x\n";
+  log += "Traceback (most recent call last):\n" + std::string(60000, ' ') + "File\n";
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "CUDA error: ";
+  log += many + "\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i) (void)run(log, 1);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 2.0);
+}
+
+TEST(Robustness, CrlfLineNumbers) {
+  const Verdict v = run("a\r\nb\r\nc\r\nZeroDivisionError: division by zero\r\n", 1);
+  EXPECT_EQ(v.cls, "div_zero");
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().line, 4u);
+  EXPECT_EQ(v.evidence.front().text.find('\r'), std::string::npos);
+}
+
+TEST(Robustness, HugeFileIsReadHeadAndTail) {
+  TempFile f;
+  const int fd = ::open(f.path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  const std::string head = "step 1 loss 2.0\n";
+  const std::string tail = "\nModuleNotFoundError: No module named 'foo'\n";
+  const off_t size = (off_t{1} << 30) + (off_t{256} << 20);
+  ASSERT_EQ(::pwrite(fd, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+  ASSERT_EQ(::ftruncate(fd, size), 0);  // sparse: the middle is NUL bytes without newlines
+  ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), size - static_cast<off_t>(tail.size())),
+            static_cast<ssize_t>(tail.size()));
+  ::close(fd);
+  const Verdict v = builtin().classify_file(f.path, exit_status(1));
+  EXPECT_TRUE(v.partial_scan);
+  EXPECT_EQ(v.cls, "missing_module");
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().line, 3u);
+  bool says = false;
+  for (const auto& c : v.cannot_decide) says |= c.find("head and its tail") != std::string::npos;
+  EXPECT_TRUE(says);
+  EXPECT_LT(v.bytes_read, static_cast<std::uint64_t>(size));
+}
+
+TEST(Robustness, ClassifyFdReadsAPipe) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const std::string log = "step 1\nPermissionError: [Errno 13] Permission denied: '/etc/x'\n";
+  ASSERT_EQ(::write(p[1], log.data(), log.size()), static_cast<ssize_t>(log.size()));
+  ::close(p[1]);
+  const Verdict v = builtin().classify_fd(p[0], exit_status(1));
+  ::close(p[0]);
+  EXPECT_EQ(v.cls, "permission");
+  EXPECT_EQ(v.bytes_read, log.size());
+}
+
+TEST(Robustness, MissingFileThrowsSystemError) {
+  EXPECT_THROW(builtin().classify_file("/nonexistent/gpualert/log", exit_status(1)), std::system_error);
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

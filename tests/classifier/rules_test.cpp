@@ -1,0 +1,126 @@
+// Rule files: the built-in set is valid; bad files fail loudly; sites can extend.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "gpualert/classifier/taxonomy.hpp"
+#include "test_util.hpp"
+
+namespace gpualert::classify::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RuleFile {
+  fs::path path;
+  explicit RuleFile(const std::string& text, const std::string& name = "site.json") {
+    path = fs::temp_directory_path() / ("gpualert-rules-" + std::to_string(::getpid()) + "-" + std::to_string(++n) + "-" + name);
+    std::ofstream(path) << text;
+  }
+  ~RuleFile() { std::error_code ec; fs::remove(path, ec); }
+  static inline int n = 0;
+};
+
+std::string error_of(const std::vector<fs::path>& files) {
+  try {
+    (void)Classifier::with_builtin_rules(files);
+  } catch (const RuleError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Rules, BuiltinSetLoads) {
+  const Classifier c = Classifier::with_builtin_rules();
+  EXPECT_GT(c.rule_count(), 60u);
+}
+
+TEST(Rules, TheSourceFilesMatchTheBuiltinSet) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(GPUALERT_RULES_DIR))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  EXPECT_EQ(Classifier::from_files(files).rule_count(), builtin().rule_count());
+}
+
+TEST(Rules, JsonSyntaxErrorNamesFileAndLine) {
+  RuleFile f("{\n  \"schema\": 1,\n  \"rules\": [ { \"id\": \"x\", }\n  ]\n}\n", "broken.json");
+  const std::string msg = error_of({f.path});
+  EXPECT_NE(msg.find("broken.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
+}
+
+TEST(Rules, InvalidRe2PatternIsAnError) {
+  RuleFile f(R"js({"schema":1,"rules":[{"id":"site.bad","class":"cuda_oom","pattern":"(unclosed","says":"x"}]})js", "badre.json");
+  const std::string msg = error_of({f.path});
+  EXPECT_NE(msg.find("badre.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("site.bad"), std::string::npos) << msg;
+  // Backtracking-only syntax is rejected too: RE2 has no lookahead.
+  RuleFile g(R"js({"schema":1,"rules":[{"id":"site.look","class":"cuda_oom","pattern":"a(?=b)","says":"x"}]})js");
+  EXPECT_NE(error_of({g.path}).find("site.look"), std::string::npos);
+}
+
+TEST(Rules, UnknownClassIdIsAnError) {
+  RuleFile f(R"js({"schema":1,"rules":[{"id":"site.x","class":"gpu_on_fire","pattern":"fire","says":"x"}]})js", "cls.json");
+  const std::string msg = error_of({f.path});
+  EXPECT_NE(msg.find("gpu_on_fire"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cls.json"), std::string::npos) << msg;
+}
+
+TEST(Rules, UnknownKeyIsAnError) {
+  RuleFile f(R"js({"schema":1,"rules":[{"id":"site.x","class":"nccl","patern":"x"}]})js");
+  EXPECT_NE(error_of({f.path}).find("patern"), std::string::npos);
+}
+
+TEST(Rules, SiteRuleChangesAVerdict) {
+  const std::string log = "step 1 loss 2.0\nLUSTRE-ERR: scratch quota exhausted for user bob\n";
+  EXPECT_EQ(run(log, 1).cls, "unknown");
+  RuleFile f(R"js({"schema":1,
+    "classes": {"permission": {"remedy": "Ask the storage team to raise your quota."}},
+    "rules":[{"id":"site.lustre_quota","class":"permission","pattern":"LUSTRE-ERR: .*quota exhausted for user (?P<user>\\w+)",
+              "says":"Lustre quota exhausted for {user}"}]})js");
+  const Classifier c = Classifier::with_builtin_rules({f.path});
+  const Verdict v = c.classify_text(log, exit_status(1));
+  EXPECT_EQ(v.cls, "permission");
+  EXPECT_EQ(v.remedy, "Ask the storage team to raise your quota.");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("Lustre quota exhausted for bob"), std::string::npos);
+}
+
+TEST(Rules, SiteCanDisableABuiltinRule) {
+  const std::string log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+  RuleFile f(R"js({"schema":1,"rules":[{"id":"gpu.cuda_oom.torch","disabled":true},
+                                      {"id":"gpu.cuda_oom.torch2","disabled":true},
+                                      {"id":"py.cuda_oom_type","disabled":true}]})js");
+  const Classifier c = Classifier::with_builtin_rules({f.path});
+  EXPECT_EQ(run(log, 1).cls, "cuda_oom");
+  EXPECT_NE(c.classify_text(log, exit_status(1)).cls, "cuda_oom");
+  EXPECT_LT(c.rule_count(), builtin().rule_count());
+}
+
+TEST(Rules, EveryCoveredClassHasWording) {
+  // Each class that a verdict can name has a headline and a remedy in the built-in set.
+  for (const char* cls : {"cuda_oom", "nccl", "cuda_runtime", "ram_oom", "segfault", "file_not_found", "permission",
+                          "missing_module", "div_zero", "device_mismatch", "nan_loss", "oom_killer", "traceback", "assertion",
+                          "runtime_error", "healthy", "unknown", "signal_kill", "timeout", "cancelled", "node_fail",
+                          "preempted", "config_error", "asset_error", "data_error", "env_mismatch", "checkpoint_load",
+                          "rendezvous", "gpu_hardware", "divergence"}) {
+    ASSERT_NE(find_class(cls), nullptr) << cls;
+  }
+  const Verdict v = run("ZeroDivisionError: division by zero\n", 1);
+  EXPECT_FALSE(v.remedy.empty());
+  EXPECT_EQ(v.remedy.find('{'), std::string::npos) << v.remedy;  // no unfilled placeholder
+}
+
+TEST(Taxonomy, FamiliesAndAttribution) {
+  ASSERT_NE(find_class("gpu_hardware"), nullptr);
+  EXPECT_EQ(find_class("gpu_hardware")->attribution, "infra");
+  EXPECT_EQ(find_class("timeout")->family, "scheduler");
+  EXPECT_EQ(find_class("no_such_class"), nullptr);
+  EXPECT_GE(all_classes().size(), 38u);
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

@@ -1,0 +1,34 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "gpualert/classifier/classifier.hpp"
+#include "gpualert/classifier/verdict_format.hpp"
+
+namespace gpualert::classify::test {
+
+inline const Classifier& builtin() {
+  static const Classifier c = Classifier::with_builtin_rules();
+  return c;
+}
+
+inline RunStatus exit_status(std::optional<int> code, std::optional<std::string> slurm = std::nullopt) {
+  RunStatus s;
+  s.exit_code = code;
+  s.slurm_state = std::move(slurm);
+  return s;
+}
+
+inline Verdict run(const std::string& log, std::optional<int> code, std::optional<std::string> slurm = std::nullopt) {
+  return builtin().classify_text(log, exit_status(code, std::move(slurm)));
+}
+
+inline bool has_secondary(const Verdict& v, const std::string& cls) {
+  for (const auto& f : v.secondary)
+    if (f.cls == cls) return true;
+  return false;
+}
+
+inline std::string to_text_for_test(const Verdict& v) { return "\n" + to_text(v); }
+
+}  // namespace gpualert::classify::test
