@@ -110,7 +110,7 @@ std::string body(const classify::Verdict& v, const RunFacts& f, const notify::At
   o << "\nAttachments (budget " << human_size(plan.budget) << ", used " << human_size(plan.used) << ")\n";
   if (plan.attached.empty()) o << "  (none attached)\n";
   for (const auto& a : plan.attached)
-    o << "  attached: " << a.file.attach_name << (a.compressed ? ".gz" : "") << " (" << human_size(a.raw_size)
+    o << "  attached: " << a.file.attach_name << (a.compressed ? ".gz" : "") << " (" << human_size(a.original_size)
       << (a.compressed ? ", gzip-compressed" : "") << ")\n";
   for (const auto& m : plan.omitted)
     o << "  NOT attached: " << m.path.string() << " (" << human_size(m.size) << "): " << m.reason << "\n";

@@ -56,7 +56,14 @@ TEST(Robustness, BinaryGarbageNulsAndAHugeLineAreBounded) {
   bool module_fact = false;
   for (const auto& [k, val] : v.facts) module_fact |= k == "module" && val == "apex";  // no trailing CR
   EXPECT_TRUE(module_fact);
-  EXPECT_LT(grown, 16 * 1024) << "classifying a 48 MiB line grew RSS by " << grown << " KiB";
+  // AddressSanitizer's allocator keeps freed memory in quarantine; the bound
+  // still proves the 48 MiB line was never held whole.
+#if defined(__SANITIZE_ADDRESS__)
+  const long limit_kib = 40 * 1024;
+#else
+  const long limit_kib = 16 * 1024;
+#endif
+  EXPECT_LT(grown, limit_kib) << "classifying a 48 MiB line grew RSS by " << grown << " KiB";
 }
 
 TEST(Robustness, TenMegabyteSingleLineViaText) {

@@ -38,7 +38,7 @@ if [ -n "$missing" ]; then
   # Postinsts try to start services; /usr/sbin/policy-rc.d refuses (exit 101) here, which is harmless.
   apt-get update -qq >"$GA_LOGDIR/apt.log" 2>&1 || { tail -20 "$GA_LOGDIR/apt.log" >&2; die "apt-get update failed"; }
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $PKGS >>"$GA_LOGDIR/apt.log" 2>&1 \
+  apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends $PKGS >>"$GA_LOGDIR/apt.log" 2>&1 \
     || { tail -30 "$GA_LOGDIR/apt.log" >&2; die "apt-get install$missing failed"; }
   lap "packages installed:$missing"
 else
@@ -131,10 +131,12 @@ sacctmgr -n -P list cluster format=cluster | grep -qx "$GA_CLUSTER" \
 sacctmgr -n -P list account format=account | grep -qx "$GA_ACCOUNT" \
   || sacctmgr -i add account "$GA_ACCOUNT" Cluster="$GA_CLUSTER" Description=gpualert-tests Organization=gpualert >/dev/null \
   || die "sacctmgr add account failed"
-for u in root "$GA_TEST_USER"; do
-  sacctmgr -n -P list assoc cluster="$GA_CLUSTER" user="$u" format=user | grep -qx "$u" \
-    || sacctmgr -i add user "$u" Account="$GA_ACCOUNT" Cluster="$GA_CLUSTER" >/dev/null || die "sacctmgr add user $u failed"
-done
+have=$(sacctmgr -n -P list assoc cluster="$GA_CLUSTER" account="$GA_ACCOUNT" format=user)
+add=""
+for u in root "$GA_TEST_USER"; do grep -qx "$u" <<<"$have" || add="$add${add:+,}$u"; done
+if [ -n "$add" ]; then
+  sacctmgr -i add user "$add" Account="$GA_ACCOUNT" Cluster="$GA_CLUSTER" >/dev/null || die "sacctmgr add user $add failed"
+fi
 lap "accounting: cluster $GA_CLUSTER, account $GA_ACCOUNT, users root $GA_TEST_USER"
 
 # ---------------------------------------------------------------- slurmctld, slurmd(s), first job

@@ -75,6 +75,8 @@ if [ "$SMOKE_TIMEOUT" = 1 ]; then
   t_to=$(now)
   as_user srun -J "$TAG-timeout" --time=1 sleep 300 >/tmp/"$TAG"-timeout.out 2>&1 &
   to_pid=$!
+  # let it start before the other cases, so their timings are not spent waiting behind it
+  waitfor 30 "timeout job RUNNING" sh -c "squeue -h -n $TAG-timeout -o %T | grep -qx RUNNING" || true
 fi
 
 # -- srun true
