@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/notifier/outbox.hpp"
-#include "gpualert/notifier/smtp_sender.hpp"
+#include "gpualert/notifier/send_process.hpp"
 #include "gpualert/report/delivery.hpp"
 
 namespace gpualert::cli {
@@ -30,9 +30,9 @@ int outbox_command(const OutboxOptions& o) {
       std::cerr << "gpualert outbox flush: no relay configured (set smtp_url, GPUALERT_SMTP_URL or --smtp)\n";
       return 2;
     }
-    const notify::FlushReport r = notify::flush_outbox(box, report::smtp_config(s));
+    const notify::FlushReport r = notify::flush_stored(report::smtp_config(s), box);
     for (const auto& e : r.errors) std::cerr << "gpualert: not sent: " << e << "\n";
-    std::cout << r.sent << " sent, " << r.failed << " still pending\n";
+    std::cout << r.sent << " sent, " << (r.failed + r.deferred + r.busy) << " still pending\n";
     return r.failed == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "gpualert outbox: " << e.what() << "\n";

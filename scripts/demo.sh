@@ -5,12 +5,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$root/build" -j"$(nproc)" --target gpualert >/dev/null
+cmake --build "$root/build" -j"$(nproc)" --target gpualert gpualert_send >/dev/null
 demo=$(mktemp -d /tmp/gpualert-demo.XXXXXX)
 export GPUALERT_STATE_DIR=$demo/state
 echo "== gpualert run -- python3 examples/diverging_training.py   (state in $demo/state)"
 set +e
-"$root/build/cli/gpualert" run --run-dir "$demo/run" -- /usr/bin/python3 "$root/examples/diverging_training.py"
+"$root/build/bin/gpualert" run --run-dir "$demo/run" -- /usr/bin/python3 "$root/examples/diverging_training.py"
 status=$?
 set -e
 echo

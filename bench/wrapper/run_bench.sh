@@ -6,11 +6,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 runs=${2:-40}
-gpualert=$build/cli/gpualert
-timer=$build/bench/wrapper/spawn_timer
-floor=$build/bench/wrapper/floor_wrapper
-writer=$build/bench/wrapper/fast_writer
-for b in "$gpualert" "$timer" "$floor" "$writer"; do [ -x "$b" ] || { echo "missing $b: build first" >&2; exit 1; }; done
+bin=$build/bin
+for b in gpualert gpualert-send spawn_timer floor_wrapper fast_writer stamp; do
+  [ -x "$bin/$b" ] || { echo "missing $bin/$b: build first" >&2; exit 1; }
+done
 
 scratch=$(mktemp -d /tmp/gpualert-bench.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
@@ -18,27 +17,23 @@ export GPUALERT_STATE_DIR=$scratch/state GPUALERT_SYSTEM_CONFIG=/nonexistent GPU
 py=/usr/bin/python3
 
 echo "== overhead ($runs runs each, interleaved)" >&2
-"$timer" "$runs" -- \
-  bare /bin/true \; \
-  floor "$floor" /bin/true \; \
-  gpualert "$gpualert" run --quiet -- /bin/true \; \
+"$bin/spawn_timer" "$runs" -- \
+  bare "$bin/stamp" \; \
+  floor "$bin/floor_wrapper" "$bin/stamp" \; \
+  gpualert "$bin/gpualert" run --quiet -- "$bin/stamp" \; \
   python_bare "$py" -c pass \; \
-  python_gpualert "$gpualert" run --quiet -- "$py" -c pass > "$scratch/overhead.tsv"
+  python_gpualert "$bin/gpualert" run --quiet -- "$py" -c pass > "$scratch/overhead.tsv"
 cat "$scratch/overhead.tsv" >&2
-
-# Where the wrapper's time goes: the pre-launch part alone (log made, child run,
-# exit mirrored) is what delays the job; the rest is diagnosis and delivery after it.
-median() { awk -v k="$1" '$1==k{print $2}' "$scratch/overhead.tsv"; }
-bare=$(median bare); floor_ms=$(median floor); wrap=$(median gpualert)
-pyb=$(median python_bare); pyw=$(median python_gpualert)
+col() { awk -v k="$1" -v c="$2" '$1==k{print $c}' "$scratch/overhead.tsv"; }
 
 echo "== capture throughput (1 GiB)" >&2
 t() { local s e; s=$(date +%s.%N); "$@"; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN{printf "%.3f", e-s}'; }
-direct=$(t sh -c "'$writer' 1024 > '$scratch/direct.out'")
-rm -f "$scratch/direct.out"
-viapipe=$(t sh -c "'$writer' 1024 | cat > '$scratch/pipe.out'")
-rm -f "$scratch/pipe.out"
-wrapped=$(t sh -c "'$gpualert' run --quiet --run-dir '$scratch/run' -- '$writer' 1024 > '$scratch/wrapped.out'")
+direct=$(t sh -c "'$bin/fast_writer' 1024 > '$scratch/direct.out' 2>'$scratch/direct.err'")
+direct_w=$(awk '/writer_seconds/{print $2}' "$scratch/direct.err"); rm -f "$scratch/direct.out"
+viapipe=$(t sh -c "'$bin/fast_writer' 1024 2>'$scratch/pipe.err' | cat > '$scratch/pipe.out'")
+pipe_w=$(awk '/writer_seconds/{print $2}' "$scratch/pipe.err"); rm -f "$scratch/pipe.out"
+wrapped=$(t sh -c "'$bin/gpualert' run --quiet --run-dir '$scratch/run' -- '$bin/fast_writer' 1024 > '$scratch/wrapped.out' 2>'$scratch/wrapped.err'")
+wrapped_w=$(awk '/writer_seconds/{print $2}' "$scratch/wrapped.err")
 logsize=$(stat -c %s "$scratch/run/output.log"); outsize=$(stat -c %s "$scratch/wrapped.out")
 rm -rf "$scratch/run" "$scratch/wrapped.out"
 mbps() { awk -v s="$1" 'BEGIN{printf "%.0f", 1024/s}'; }
@@ -48,27 +43,38 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   echo "# Benchmark results"
   echo
   echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)."
-  echo "Date: $(date -u +%Y-%m-%dT%H:%MZ). Command: \`bench/wrapper/run_bench.sh $build $runs\`."
+  echo "Date: $(date -u +%Y-%m-%dT%H:%MZ). Command: \`bench/wrapper/run_bench.sh BUILD_DIR $runs\` (RelWithDebInfo build)."
   echo
-  echo "## Wrapper overhead (median of $runs interleaved runs, milliseconds; quartiles in brackets)"
+  echo "## Wrapper overhead (median of $runs interleaved runs, milliseconds)"
   echo
-  echo "| variant | median ms | q1-q3 ms | over bare | ratio to bare |"
+  echo "*launch* is the time from spawning the command until the real program (\`stamp\`) is running: the delay a"
+  echo "wrapper adds before the job starts. *total* is until the wrapper has exited."
+  echo
+  echo "| variant | total ms (q1-q3) | total over bare | launch ms | launch over bare |"
   echo "|---|---|---|---|---|"
-  while IFS=$'\t' read -r name med q1 q3; do
-    base=$bare; case $name in python_*) base=$pyb;; esac
-    awk -v n="$name" -v m="$med" -v a="$q1" -v b="$q3" -v base="$base" \
-      'BEGIN{printf "| %s | %.2f | %.2f-%.2f | %+.2f | %.2fx |\n", n, m, a, b, m-base, m/base}'
+  while IFS=$'\t' read -r name med q1 q3 launch; do
+    base=$(col bare 2); lbase=$(col bare 5); case $name in python_*) base=$(col python_bare 2); lbase=-;; esac
+    awk -v n="$name" -v m="$med" -v a="$q1" -v b="$q3" -v base="$base" -v l="$launch" -v lb="$lbase" \
+      'BEGIN{lo = (l=="-"||lb=="-") ? "-" : sprintf("%+.2f", l-lb);
+             printf "| %s | %.2f (%.2f-%.2f) | %+.2f | %s | %s |\n", n, m, a, b, m-base, l, lo}'
   done < "$scratch/overhead.tsv"
   echo
-  awk -v w="$wrap" -v f="$floor_ms" -v b="$bare" 'BEGIN{printf "gpualert adds %.2f ms over bare /bin/true; the fork/exec/wait floor adds %.2f ms (gpualert costs %.1fx the floor'"'"'s overhead). This includes writing run.json, the log, verdict.json and the outbox message (each fsynced) and the diagnosis.\n", w-b, f-b, (w-b)/(f-b>0?f-b:1)}'
+  awk -v w="$(col gpualert 2)" -v f="$(col floor 2)" -v b="$(col bare 2)" \
+      -v wl="$(col gpualert 5)" -v fl="$(col floor 5)" -v bl="$(col bare 5)" 'BEGIN{
+    printf "Before the job starts, gpualert adds %.2f ms (the fork/exec/wait floor adds %.2f ms): creating the run directory,\n", wl-bl, fl-bl;
+    printf "the log and run.json, each fsynced. In all it adds %.2f ms per job (floor: %.2f ms); the rest is after the job\n", w-b, f-b;
+    printf "has ended: classifying the log, writing verdict.json and the message to the outbox (fsynced), and the summary.\n"}'
   echo
-  echo "## Capture throughput (1 GiB written by a fast writer)"
+  echo "## Capture throughput (1 GiB written by a fast writer in 64 KiB writes)"
   echo
-  echo "| path | seconds | MB/s |"
-  echo "|---|---|---|"
-  echo "| straight to a file | $direct | $(mbps "$direct") |"
-  echo "| through \`| cat >\` (one pipe hop) | $viapipe | $(mbps "$viapipe") |"
-  echo "| through \`gpualert run\` (to a file and the durable log) | $wrapped | $(mbps "$wrapped") |"
+  echo "*writer* is the writer's own time for its writes (how much the tee slowed it); *wall* includes everything"
+  echo "(for gpualert: classifying the 1 GiB log after the writer ended)."
+  echo
+  echo "| path | writer s | writer MB/s | wall s |"
+  echo "|---|---|---|---|"
+  echo "| straight to a file | $direct_w | $(mbps "$direct_w") | $direct |"
+  echo "| through \`\\| cat >\` (one pipe hop) | $pipe_w | $(mbps "$pipe_w") | $viapipe |"
+  echo "| through \`gpualert run\` (to a file and the durable log) | $wrapped_w | $(mbps "$wrapped_w") | $wrapped |"
   echo
   echo "Bytes: wrapper output $outsize, durable log $logsize (both must be 1073741824)."
 } > "$root/bench/RESULTS.md"

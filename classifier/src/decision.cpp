@@ -12,6 +12,7 @@
 
 #include "gpualert/classifier/taxonomy.hpp"
 #include "gpualert/common/text.hpp"
+#include "gpualert/events/kernel_events.hpp"
 
 namespace gpualert::classify::detail {
 namespace {
@@ -63,6 +64,7 @@ struct Cand {
   std::vector<const Hit*> support;  // other hits of the same class
   std::uint64_t count = 0;
   int rules = 0;  // distinct rules of this class that matched
+  std::vector<Citation> cites;  // records from outside the log (kernel events)
 };
 
 bool better(const Cand& a, const Cand& b) {
@@ -136,6 +138,8 @@ class Decider {
   void add_text(const std::string& cls, const Facts& facts);
   double confidence(const Cand& c, int agree) const;
   Verdict healthy_or_not();
+  bool done_but_bad(Facts& facts);
+  void cite_marker(const Marker& m, const std::string& rule, const std::string& claim);
 
   const RuleSet& rules_;
   const ScanResult& scan_;
@@ -152,6 +156,9 @@ class Decider {
   int log_signal_ = 0;
   std::uint64_t log_signal_line_ = 0;
   const Hit* log_signal_hit_ = nullptr;
+  std::vector<std::string> event_classes_;  // classes the kernel log independently supports
+  std::uint64_t event_throttle_ = 0;
+  void read_events();
 };
 
 std::string Decider::says(const Hit& h) const {
@@ -302,6 +309,7 @@ void Decider::collect() {
                                    : std::string("the exit status says the process died of ") + signame(sig),
                   sig_src, {}, 1, 1});
   }
+  read_events();
   // The wrapper could not exec the command and the log lacks its line: still a startup failure.
   if (st_.exec_failed && causes_.empty()) {
     const bool eacces = exit_.code && *exit_.code == 126;
@@ -309,6 +317,88 @@ void Decider::collect() {
                   eacces ? "the command exists but could not be executed (exit 126)"
                          : "the command could not be found (exit 127 / exec failure)",
                   "exit status", {}, 1, 1});
+  }
+}
+
+// Kernel / driver records of the node (RunStatus::events): Xid, ECC, fallen off the
+// bus, OOM-killer. An independent witness next to the job's own output.
+void Decider::read_events() {
+  namespace ev = gpualert::events;
+  const auto in_window = [&](const KernelEvent& k) {
+    if (!k.time_us || !st_.start_time_us) return true;  // no time: cannot call it pre-existing
+    return k.time_us >= *st_.start_time_us - 5'000'000 &&
+           (!st_.end_time_us || k.time_us <= *st_.end_time_us + 60'000'000);
+  };
+  const auto cite = [](const KernelEvent& k, const std::string& rule) {
+    return Citation{0, "[" + k.source + "] " + one_line(k.text, 300), rule};
+  };
+  std::optional<Cand> hw, oom;
+  std::vector<Citation> pre;  // pre-existing hardware records
+  for (const auto& k : st_.events) {
+    const auto e = ev::parse_event_text(k.text);
+    if (!e) continue;
+    const bool during = in_window(k);
+    if (e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
+        e->kind == ev::Kind::fallen_off_bus) {
+      std::string claim;
+      bool hardware = true;
+      if (e->kind == ev::Kind::xid) {
+        const int n = e->xid.value_or(-1);
+        const auto& info = ev::xid_info(n);
+        hardware = info.blame == ev::XidBlame::hardware || info.blame == ev::XidBlame::driver;
+        claim = "the kernel log records NVIDIA Xid " + std::to_string(n) + " (" + info.meaning + "; NVIDIA's Xid catalogue: " +
+                ev::to_string(info.blame) + ")";
+        if (!hardware) {
+          Cand c{"gpu_hardware", 30, 0, nullptr, claim + " - usually the application's own fault, not the GPU", "kernel log", {}, 1, 1};
+          c.cites.push_back(cite(k, "events.xid_app"));
+          if (!weak_.count("gpu_hardware")) weak_["gpu_hardware"] = c;
+          continue;
+        }
+      } else {
+        claim = e->kind == ev::Kind::fallen_off_bus ? "the kernel log says the GPU fell off the bus"
+                : e->kind == ev::Kind::ecc         ? "the kernel log records an uncorrectable ECC error"
+                                                   : "the kernel log records a row-remapping failure";
+      }
+      if (!during) {
+        pre.push_back(cite(k, "events.preexisting"));
+        continue;
+      }
+      if (!hw) {
+        hw = Cand{"gpu_hardware", 100, 0, nullptr, claim + " during the run", "kernel log", {}, 0, 1};
+      }
+      hw->count++;
+      if (hw->cites.size() < 3) hw->cites.push_back(cite(k, "events.gpu"));
+    } else if (e->kind == ev::Kind::oom_kill && during) {
+      const bool ours = e->pid && std::find(st_.pids.begin(), st_.pids.end(), *e->pid) != st_.pids.end();
+      const bool killed9 = exit_.signal == 9 || log_signal_ == 9;
+      if (!ours && !(st_.pids.empty() && killed9)) continue;
+      if (!oom) {
+        oom = Cand{"oom_killer", 90, 0, nullptr,
+                   ours ? "the kernel log records the OOM killer killing the job's process (pid " + std::to_string(*e->pid) + ")"
+                        : "the kernel log records an OOM kill on the node during the run (the job's pids were not given)",
+                   "kernel log", {}, 0, 1};
+      }
+      oom->count++;
+      if (oom->cites.size() < 3) oom->cites.push_back(cite(k, "events.oom"));
+    } else if (e->kind == ev::Kind::throttle && during) {
+      ++event_throttle_;
+    }
+  }
+  if (hw) {
+    event_classes_.push_back("gpu_hardware");
+    add_cand(*hw);
+  }
+  if (oom) {
+    event_classes_.push_back("oom_killer");
+    add_cand(*oom);
+  }
+  if (!pre.empty() && !hw) {
+    Cand c{"gpu_hardware", 100, 0, nullptr,
+           "flag this GPU: the kernel log has hardware error records from before the run started (a pre-existing "
+           "condition, not the cause of this run's end)",
+           "kernel log", {}, pre.size(), 1};
+    c.cites = pre;
+    weak_["gpu_hardware"] = c;
   }
 }
 
@@ -403,9 +493,44 @@ Verdict Decider::run() {
   } else if (best) {
     primary = best;
   }
+  // Hang vs timeout: output that stopped long before the end of a run the scheduler
+  // (or someone) ended is a hang; the disposition becomes a secondary finding.
+  std::optional<Cand> ended_by;
+  {
+    const ProgressTracker& P = scan_.progress;
+    std::optional<double> silent;
+    std::string how;
+    if (st_.seconds_silent_before_end) {
+      silent = *st_.seconds_silent_before_end;
+      how = "the capture timeline shows no output for the last " + fmt(*silent) + " s of the run";
+    } else if (P.progress_bound_ts() && P.last_ts > P.progress_bound_ts() && P.last_ts_line > P.last_progress_line) {
+      silent = static_cast<double>(P.last_ts - P.progress_bound_ts());
+      how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + fmt(*silent) +
+            " s before the last time stamp in the log (line " + std::to_string(P.last_ts_line) + ")";
+    }
+    const double step = P.step_time.count() ? P.step_time.late() : 0;
+    const double need = std::max(300.0, 20.0 * step);
+    const int sig = exit_.signal ? exit_.signal : log_signal_;
+    const bool killed = (primary && primary->cls == "signal_kill" && (sig == 15 || sig == 9 || sig == 2)) ||
+                        (primary && primary->cls == "unknown") || (exit_.code && *exit_.code == 124 && !primary);
+    const bool ended = disposition_primary && primary &&
+                       (primary->cls == "timeout" || primary->cls == "cancelled" || primary->cls == "preempted");
+    if (silent && *silent >= need && (ended || killed || (!primary && !exit_.zero))) {
+      if (primary) ended_by = primary;
+      Cand h{"hang", 60, P.last_progress_line, nullptr, how + ": the job stopped making progress long before it was ended",
+             "log", {}, 1, 1};
+      primary = h;
+      disposition_primary = false;
+    }
+  }
   if (!primary) return healthy_or_not();
 
   const Cand& p = *primary;
+  if (ended_by) {
+    v_.implies.push_back("The " + ended_by->cls + " only ended a job that had already stopped progressing; it is not the cause.");
+    finding(ended_by->cls, ended_by->claim + " (how the hung job ended, not why)", 0.7,
+            ended_by->hit ? std::vector<const Hit*>{ended_by->hit} : std::vector<const Hit*>{});
+  }
   set_class(p.cls);
 
   // 2. Shows: the deciding lines, then the independent witnesses.
@@ -420,6 +545,7 @@ Verdict Decider::run() {
   } else {
     v_.shows.push_back(p.line ? "line " + std::to_string(p.line) + ": " + p.claim : p.claim);
   }
+  for (const auto& c : p.cites) v_.evidence.push_back(c);
   if (p.count > 3) v_.shows.push_back(std::to_string(p.count) + " lines in all point to " + p.cls);
   // Other rules of the same class that matched (e.g. the exception type and the message).
   if (p.source == "log") {
@@ -453,6 +579,22 @@ Verdict Decider::run() {
   const bool sched_zero = exit_.code && *exit_.code == 0 && !exit_.zero;
   const int agree = disposition_primary || sched_zero ? 0 : exit_agreement(p.cls, exit_);
   v_.confidence = confidence(p, agree);
+  {
+    // Independent witnesses: the job's log and the node's kernel log agreeing.
+    const bool ev_agrees = std::find(event_classes_.begin(), event_classes_.end(), p.cls) != event_classes_.end();
+    bool log_agrees = false;
+    for (std::size_t i = 0; i < rules_.rules.size() && !log_agrees; ++i)
+      log_agrees = rules_.rules[i].cls == p.cls && rules_.rules[i].role == Role::cause && scan_.hits[i].count > 0;
+    if (ev_agrees && log_agrees) {
+      v_.confidence = std::min(0.98, v_.confidence + 0.15);
+      v_.shows.push_back("the job's log and the node's kernel log agree on this");
+    } else if (p.source == "kernel log") {
+      v_.confidence = std::min(0.95, v_.confidence + 0.2);
+    }
+    if (!st_.events_collected && (p.cls == "gpu_hardware" || p.cls == "signal_kill" || p.cls == "oom_killer" ||
+                                  p.cls == "cuda_runtime" || p.cls == "segfault" || p.cls == "unknown"))
+      v_.cannot_decide.push_back("No kernel log was given for the run's window, so Xid / ECC / OOM-killer records could not be checked.");
+  }
 
   // 4. Situational reasoning.
   if (disposition_primary) {
@@ -492,8 +634,14 @@ Verdict Decider::run() {
             0.2, c.support);
   for (const auto& [cls, c] : weak_)
     if (cls != p.cls && (cls == "gpu_hardware" || c.priority >= kConcrete))
-      finding(cls, "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)", 0.15,
+    {
+      finding(cls, (c.line ? "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)" : c.claim), 0.15,
               c.support);
+      for (auto& f : v_.secondary)
+        if (f.cls == cls)
+          for (const auto& ci : c.cites)
+            if (f.evidence.size() < 3) f.evidence.push_back(ci);
+    }
 
   // Signal specifics: a bare SIGKILL says who died, not why.
   if (p.cls == "signal_kill") {
@@ -544,6 +692,223 @@ Verdict Decider::run() {
   return std::move(v_);
 }
 
+void Decider::cite_marker(const Marker& m, const std::string& rule, const std::string& claim) {
+  if (!m) return;
+  for (const auto& c : v_.evidence)
+    if (c.line == m.line) return;
+  v_.evidence.push_back(Citation{m.line, m.text, rule});
+  v_.shows.push_back("line " + std::to_string(m.line) + ": " + claim);
+}
+
+// Exit 0 and no fault: did the run do what a training run should? Returns true when
+// a "done but bad" class (correctness or throughput) is the verdict.
+bool Decider::done_but_bad(Facts& facts) {
+  const ProgressTracker& P = scan_.progress;
+  const LossTracker& L = scan_.loss;
+  const auto tr = L.trend();
+  const auto loss_claim = [&] {
+    return "the " + L.key() + " went from about " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) + ") to about " +
+           fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ") over " + std::to_string(L.count()) + " values";
+  };
+  const bool has_trend = tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few;
+  const auto decide = [&](const char* cls, double conf, const std::string& first_implication) {
+    set_class(cls);
+    if (has_trend) v_.shows.push_back(loss_claim());
+    add_text(cls, facts);
+    if (!first_implication.empty()) v_.implies.insert(v_.implies.begin(), first_implication);
+    if (slurm_ == "COMPLETED") conf += 0.05;
+    v_.confidence = std::clamp(conf, 0.05, 0.95);
+    if (!st_.events_collected && (std::string(cls) == "straggler" || std::string(cls) == "thermal_throttle" ||
+                                  std::string(cls) == "healthy_slow"))
+      v_.cannot_decide.push_back("No kernel log / GPU telemetry was given: node-side causes (throttling, Xid) are unconfirmed.");
+    return true;
+  };
+  // How many optimizer steps were done.
+  std::uint64_t steps = P.have_step ? P.max_step : 0;
+  if (!P.have_step) steps = P.total_steps ? P.total_steps : L.count();
+  if (steps) facts.emplace_back("steps", std::to_string(steps));
+
+  // 1. Resume requested, nothing loaded, and training visibly started over.
+  if (P.resume_request && !P.load) {
+    const auto head = L.head();
+    const bool loss_restarted = has_trend && tr.trend == LossTracker::Trend::down && !head.empty() &&
+                                head.front().value >= 2.0 * std::max(tr.end, 1e-12);
+    const bool step_restarted = P.have_step && P.first_step <= std::max<std::uint64_t>(10, P.max_step / 50);
+    if (P.fresh_start || loss_restarted) {
+      cite_marker(P.resume_request, "progress.resume_request", "a resume from a checkpoint was requested");
+      if (P.fresh_start) cite_marker(P.fresh_start, "progress.fresh_start", "the job says it starts without a checkpoint");
+      v_.shows.push_back("no line says a checkpoint was loaded (no 'loading checkpoint' / 'Restoring states' / "
+                         "'Continuing training from checkpoint' marker)");
+      if (step_restarted) v_.shows.push_back("the step counter starts at " + std::to_string(P.first_step));
+      if (loss_restarted)
+        v_.shows.push_back("the first loss value (" + fmt(head.front().value) + ", line " + std::to_string(head.front().line) +
+                           ") is a fresh model's: it then fell to about " + fmt(tr.end));
+      const int witnesses = (P.fresh_start ? 1 : 0) + (loss_restarted ? 1 : 0) + (step_restarted ? 1 : 0);
+      return decide("resume_from_scratch", 0.45 + 0.12 * witnesses, "");
+    }
+  }
+  // 2. A handful of steps.
+  if (steps >= 1 && steps <= 5 && (P.have_step || L.count() > 0)) {
+    v_.shows.push_back("training stopped after " + std::to_string(steps) + " step(s)" +
+                       (P.total_steps ? " (the run planned " + std::to_string(P.total_steps) + ")" : ""));
+    if (L.count()) v_.shows.push_back(std::to_string(L.count()) + " loss value(s) were printed");
+    return decide("undertrained", P.have_step || P.total_steps ? 0.7 : 0.55, "");
+  }
+  // 3. The loss did not go down.
+  const bool flat_long = tr.trend == LossTracker::Trend::flat && L.finite_count() >= 20 &&
+                         std::fabs(tr.end - tr.start) < 0.01 * std::max(std::fabs(tr.start), 1e-9);
+  const bool grad_zero = P.grad_norm.count() >= 3 && P.grad_norm.max() <= 1e-8;
+  const bool lr_zero = P.lr.count() >= 3 && std::fabs(P.lr.max()) <= 1e-12 && std::fabs(P.lr.min()) <= 1e-12;
+  const auto head = L.head();
+  const auto tail = L.tail();
+  double peak = 0;
+  for (const auto& x : tail) peak = std::max(peak, x.value);
+  // Finite but absurd: no usual training loss ends above a million.
+  double loss_max = 0;
+  for (const auto& x : L.head()) loss_max = std::max(loss_max, std::fabs(x.value));
+  for (const auto& x : L.tail()) loss_max = std::max(loss_max, std::fabs(x.value));
+  const bool exploded = has_trend && (std::fabs(tr.end) >= 1e6 || (loss_max >= 1e6 && std::fabs(tr.end) >= 1e3));
+  // Never really moved: ten or more values and less than an 8% drop end to end.
+  const double rel = has_trend ? (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9) : 0;
+  const bool stuck = has_trend && L.finite_count() >= 10 && rel > -0.08;
+  const auto diverged = [&] {
+    v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
+    v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
+    std::string why = tr.trend == LossTracker::Trend::up ? "The run completed, but the loss rose instead of falling."
+                                                         : "The run completed, but the loss never moved.";
+    if (grad_zero) {
+      v_.shows.push_back("the gradient norm was 0 in all " + std::to_string(P.grad_norm.count()) +
+                         " values printed (from line " + std::to_string(P.grad_norm.first_line()) + ")");
+      why = "The run completed, but no gradient reached the weights (grad norm 0): frozen parameters or a detached loss.";
+    }
+    if (lr_zero) {
+      v_.shows.push_back("the learning rate was 0 in all " + std::to_string(P.lr.count()) + " values printed");
+      why = "The run completed, but the learning rate was 0: the weights never changed.";
+    }
+    if (exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
+    else if (stuck && tr.trend != LossTracker::Trend::up)
+      why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
+    double conf = tr.trend == LossTracker::Trend::up || exploded ? 0.7 : 0.55;
+    if (grad_zero || lr_zero) conf += 0.15;
+    decide("divergence", conf, why);
+    finding("healthy", "the process exited 0 with no error in the log", 0.3, {});
+    return true;
+    };
+  const bool strong_div = has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded);
+  if (strong_div) return diverged();
+  // 4. A setting that wastes the hardware.
+  {
+    const bool save_each = P.ckpt_saves >= 5 && steps > 0 && P.ckpt_saves * 2 >= steps;
+    const bool socket = P.net_socket && !P.net_ib;
+    if (save_each || P.launch_blocking || socket) {
+      int n = 0;
+      if (save_each) {
+        cite_marker(P.first_save, "progress.ckpt_save",
+                    std::to_string(P.ckpt_saves) + " checkpoint saves for " + std::to_string(steps) +
+                        " training steps: a checkpoint nearly every step");
+        ++n;
+      }
+      if (P.launch_blocking) {
+        cite_marker(P.launch_blocking, "progress.launch_blocking",
+                    "CUDA_LAUNCH_BLOCKING=1 is set: every CUDA kernel launch waits for the previous one");
+        ++n;
+      }
+      if (socket) {
+        cite_marker(P.net_socket, "progress.nccl_socket",
+                    "NCCL runs its collectives over TCP sockets (NET/Socket), not InfiniBand/RoCE");
+        ++n;
+      }
+      return decide("throughput_bound", 0.55 + 0.1 * n, "");
+    }
+  }
+  // 5. One rank slower than its peers.
+  if (P.ranks.size() >= 2) {
+    const auto mean_of = [](double s, std::uint64_t n) { return n ? s / static_cast<double>(n) : -1.0; };
+    std::vector<std::pair<std::string, double>> compute, wait, step;
+    for (const auto& [r, t] : P.ranks) {
+      if (t.compute_n) compute.emplace_back(r, mean_of(t.compute_sum, t.compute_n));
+      if (t.wait_n) wait.emplace_back(r, mean_of(t.wait_sum, t.wait_n));
+      if (t.step_n) step.emplace_back(r, mean_of(t.step_sum, t.step_n));
+    }
+    const auto outlier = [](const std::vector<std::pair<std::string, double>>& v, double ratio) -> std::optional<std::size_t> {
+      if (v.size() < 2) return std::nullopt;
+      std::size_t hi = 0;
+      for (std::size_t i = 1; i < v.size(); ++i)
+        if (v[i].second > v[hi].second) hi = i;
+      std::vector<double> others;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (i != hi) others.push_back(v[i].second);
+      std::sort(others.begin(), others.end());
+      const double med = others[others.size() / 2];
+      if (med > 0 && v[hi].second >= ratio * med) return hi;
+      return std::nullopt;
+    };
+    std::optional<std::string> slow;
+    std::string how;
+    if (auto i = outlier(compute, 1.5)) {
+      slow = compute[*i].first;
+      how = "its compute time per step is " + fmt(compute[*i].second * 1000) + " ms, well above its peers'";
+    } else if (auto j = outlier(step, 1.3)) {
+      slow = step[*j].first;
+      how = "its step time is " + fmt(step[*j].second * 1000) + " ms, well above its peers'";
+    }
+    if (slow) {
+      const auto& t = P.ranks.at(*slow);
+      std::string rank = *slow;
+      std::string digits;
+      for (char c : rank)
+        if (std::isdigit(static_cast<unsigned char>(c))) digits.push_back(c);
+      facts.emplace_back("rank", digits.empty() ? rank : digits);
+      v_.evidence.push_back(Citation{t.line, t.text, "progress.rank_timing"});
+      v_.shows.push_back("rank " + (digits.empty() ? rank : digits) + ": " + how + " (" + std::to_string(P.ranks.size()) +
+                         " ranks compared)");
+      if (!wait.empty()) v_.shows.push_back("the other ranks spend their time waiting in the collective for it");
+      return decide("straggler", 0.65, "");
+    }
+  }
+  // 6. Throttle notices with slower steps.
+  const bool timed = P.step_time.count() >= 6;
+  const double slowdown = timed && P.step_time.early() > 0 ? P.step_time.late() / P.step_time.early() : 0;
+  if (P.throttle_active_n > 0) {
+    if (!timed || slowdown >= 1.2) {
+      cite_marker(P.throttle_active, "progress.throttle", "a GPU clock throttle reason (thermal/power) is active");
+      if (P.throttle_active_n > 1) v_.shows.push_back(std::to_string(P.throttle_active_n) + " throttle-active records in all");
+      if (timed)
+        v_.shows.push_back("the step time rose from about " + fmt(P.step_time.early()) + " s to about " +
+                           fmt(P.step_time.late()) + " s (x" + fmt(slowdown) + ")");
+      return decide("thermal_throttle", timed ? 0.75 : 0.5, "");
+    }
+  }
+  // 7. The input pipeline dominates the step.
+  if (P.data_time.count() >= 3 && P.step_time.count() >= 3) {
+    const double frac = P.data_time.sum() / std::max(P.step_time.sum(), 1e-12) *
+                        (static_cast<double>(P.step_time.count()) / static_cast<double>(P.data_time.count()));
+    if (frac >= 0.5) {
+      v_.shows.push_back("waiting for data took about " + std::to_string(static_cast<int>(std::min(frac, 1.0) * 100)) +
+                         "% of the step time over " + std::to_string(P.data_time.count()) + " steps (from line " +
+                         std::to_string(P.data_time.first_line()) + ")");
+      if (P.loader_warning) cite_marker(P.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
+      return decide("underutilized", frac >= 0.7 ? 0.7 : 0.5, "");
+    }
+  }
+  // A plateau near the starting value (weaker than the cases above).
+  if (stuck) return diverged();
+  // 8. Correct, but the steps became much slower than the run's own early steps.
+  // Printed step times are often rounded (Keras "0ms/step"): demand a real difference too.
+  if (timed && slowdown >= 2.0 && P.step_time.early() > 0 && P.step_time.late() - P.step_time.early() >= 0.005 &&
+      tr.trend != LossTracker::Trend::up) {
+    v_.shows.push_back("the step time rose from about " + fmt(P.step_time.early()) + " s (early steps, from line " +
+                       std::to_string(P.step_time.first_line()) + ") to about " + fmt(P.step_time.late()) +
+                       " s (last steps, to line " + std::to_string(P.step_time.last_line()) + "): x" + fmt(slowdown));
+    return decide("healthy_slow", tr.trend == LossTracker::Trend::down ? 0.7 : 0.55, "");
+  }
+  if (P.throttle_active_n > 0)
+    finding("thermal_throttle", "line " + std::to_string(P.throttle_active.line) + ": " + P.throttle_active.text +
+                                    " (throttling was reported, but the step time did not suffer)",
+            0.3, {});
+  return false;
+}
+
 // No cause and no disposition: healthy needs positive evidence.
 Verdict Decider::healthy_or_not() {
   const auto tr = scan_.loss.trend();
@@ -557,42 +922,42 @@ Verdict Decider::healthy_or_not() {
   };
   Facts facts;
   if (exit_.code) facts.emplace_back("exit_code", std::to_string(*exit_.code));
+  const ProgressTracker& P = scan_.progress;
 
   if (exit_.zero) {
-    const bool flat_long = tr.trend == LossTracker::Trend::flat && scan_.loss.finite_count() >= 20 &&
-                           std::fabs(tr.end - tr.start) < 0.01 * std::max(std::fabs(tr.start), 1e-9);
-    if (tr.trend == LossTracker::Trend::up || flat_long) {
-      set_class("divergence");
-      v_.shows.push_back(loss_claim());
-      v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
-      v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
-      add_text("divergence", facts);
-      v_.confidence = tr.trend == LossTracker::Trend::up ? 0.7 : 0.5;
-      if (tr.trend == LossTracker::Trend::up)
-        v_.implies.insert(v_.implies.begin(), "The run completed, but the loss rose instead of falling.");
-      else
-        v_.implies.insert(v_.implies.begin(), "The run completed, but the loss never moved.");
-      finding("healthy", "the process exited 0 with no error in the log", 0.3, {});
-    } else {
+    if (!done_but_bad(facts)) {
       set_class("healthy");
-      double conf = 0.55;
-      if (tr.trend == LossTracker::Trend::down) {
+      double conf = 0.5;
+      const bool down = tr.trend == LossTracker::Trend::down;
+      if (down) {
         v_.shows.push_back(loss_claim());
         conf += 0.25;
       }
+      if (P.have_step || P.progress_lines)
+        v_.shows.push_back(std::to_string(P.have_step ? P.max_step : P.progress_lines) +
+                           (P.have_step ? " training steps were reached" : " progress lines were printed"));
       if (slurm_ == "COMPLETED") conf += 0.1;
       v_.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(scan_.lines) + " lines");
       add_text("healthy", facts);
-      if (tr.trend == LossTracker::Trend::none)
+      if (tr.trend == LossTracker::Trend::none) {
+        conf = std::min(conf, 0.35);
         v_.cannot_decide.insert(v_.cannot_decide.begin(),
-                                "No loss values were printed, so whether the model learned cannot be checked from the log.");
-      else if (tr.trend == LossTracker::Trend::too_few)
+                                "Training correctness: unverifiable. No training-progress format was recognised (no loss "
+                                "values), so whether the model learned cannot be checked from the log; only the exit status "
+                                "says it ended normally.");
+      } else if (tr.trend == LossTracker::Trend::too_few) {
+        conf = std::min(conf, 0.4);
         v_.cannot_decide.insert(v_.cannot_decide.begin(),
                                 "Only " + std::to_string(scan_.loss.count()) +
-                                    " loss value(s) were printed: too few to tell whether it learned (the run may be undertrained).");
-      else if (tr.trend == LossTracker::Trend::flat)
+                                    " loss value(s) were printed: too few to tell whether it learned.");
+      } else if (tr.trend == LossTracker::Trend::flat) {
         v_.cannot_decide.insert(v_.cannot_decide.begin(), "The loss barely moved (" + loss_claim() + "); it may not have learned.");
+      }
+      if (!st_.events_collected) v_.cannot_decide.push_back("No kernel log was given: a latent GPU fault (Xid/ECC) during the run cannot be excluded.");
       v_.confidence = std::min(conf, 0.95);
+      // Suspicions that are not strong enough to be the verdict.
+      if (P.loader_warning)
+        finding("underutilized", "suspected: line " + std::to_string(P.loader_warning.line) + ": " + P.loader_warning.text, 0.3, {});
     }
   } else {
     set_class("unknown");
@@ -624,8 +989,14 @@ Verdict Decider::healthy_or_not() {
             0.2, c.support);
   for (const auto& [cls, c] : weak_)
     if (cls == "gpu_hardware" || c.priority >= kConcrete)
-      finding(cls, "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)", 0.15,
+    {
+      finding(cls, (c.line ? "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)" : c.claim), 0.15,
               c.support);
+      for (auto& f : v_.secondary)
+        if (f.cls == cls)
+          for (const auto& ci : c.cites)
+            if (f.evidence.size() < 3) f.evidence.push_back(ci);
+    }
   for (const Hit* h : signal_hits_) {
     finding("signal_kill", "line " + std::to_string(h->line) + ": " + says(*h), 0.2, {h});
     break;

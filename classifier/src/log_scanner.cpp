@@ -209,6 +209,23 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
   slot.second.assign(text.substr(0, kCiteBytes * 2));
   ring_next_ = (ring_next_ + 1) % ring_.size();
 
+  // Progress bars (tqdm, Keras, Lightning) redraw with a bare carriage return: each
+  // redraw is its own record with its own numbers, so read them one by one.
+  if (text.find('\r') == std::string_view::npos) {
+    segment(text, lineno);
+    return;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto cr = text.find('\r', start);
+    const std::string_view seg = text.substr(start, cr == std::string_view::npos ? std::string_view::npos : cr - start);
+    if (seg.find_first_not_of(" \t") != std::string_view::npos) segment(seg, lineno);
+    if (cr == std::string_view::npos) break;
+    start = cr + 1;
+  }
+}
+
+void LogScanner::segment(std::string_view text, std::uint64_t lineno) {
   const LineView lv = strip_rank_prefix(text);
   const auto tb = tb_.feed(lv);
   if (tb.kind == TracebackParser::Kind::structural) return;  // frames and source lines
@@ -235,7 +252,10 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
       found.push_back(std::move(h));
     }
   }
-  if (found.empty()) return;
+  if (found.empty()) {
+    res_.progress.feed(lv.body, lv.prefix, lineno, false);
+    return;
+  }
 
   const bool warning = looks_like_warning(lv.body);
   // The cause classes on this line, best first: the winner's "broader" classes.
@@ -250,6 +270,7 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
   std::vector<std::string> line_classes;
   for (auto& c : classes) line_classes.push_back(c.second);
 
+  bool has_loss = false;
   for (auto& h : found) {
     const Rule& r = rules_.rules[static_cast<std::size_t>(h.rule)];
     h.on_warning = warning && !r.on_warnings;
@@ -258,6 +279,7 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
       const auto* val = find_fact(h.facts, "value");
       if (!key || !val || !res_.loss.add(*key, *val, lineno)) continue;
       res_.last_progress_line = lineno;
+      has_loss = true;
     } else if (r.role == Role::done) {
       res_.last_progress_line = lineno;
     } else if (r.role == Role::cause) {
@@ -265,6 +287,7 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
     }
     res_.hits[static_cast<std::size_t>(h.rule)].add(std::move(h));
   }
+  res_.progress.feed(lv.body, lv.prefix, lineno, has_loss);
 }
 
 }  // namespace gpualert::classify::detail

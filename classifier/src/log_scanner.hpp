@@ -11,6 +11,7 @@
 
 #include "gpualert/classifier/verdict.hpp"
 #include "loss_tracker.hpp"
+#include "progress_tracker.hpp"
 #include "rule_set.hpp"
 #include "traceback_parser.hpp"
 
@@ -42,6 +43,7 @@ struct RuleHits {
 struct ScanResult {
   std::vector<RuleHits> hits;  // indexed like RuleSet::rules
   LossTracker loss;
+  ProgressTracker progress;
   std::uint64_t lines = 0;
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;
@@ -63,6 +65,7 @@ class LogScanner {
   ScanResult& result();
 
  private:
+  void segment(std::string_view text, std::uint64_t lineno);
   void exception_hits(const ParsedException& e, std::uint64_t lineno, std::string_view text,
                       std::vector<Hit>& out);
   Hit make_hit(int rule, std::uint64_t lineno, std::string_view text) const;

@@ -27,10 +27,13 @@ bool is_eval_key(const std::string& k) {
   return false;
 }
 
+// The median of a window: one spike in the first or last values does not move it.
 double mean(const std::vector<LossPoint>& v, std::size_t from, std::size_t to) {
-  double s = 0;
-  for (std::size_t i = from; i < to; ++i) s += v[i].value;
-  return s / static_cast<double>(to - from);
+  std::vector<double> w;
+  for (std::size_t i = from; i < to; ++i) w.push_back(v[i].value);
+  std::sort(w.begin(), w.end());
+  const std::size_t m = w.size() / 2;
+  return w.size() % 2 ? w[m] : (w[m - 1] + w[m]) / 2;
 }
 
 }  // namespace

@@ -25,7 +25,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
-#include "run_program.hpp"
+#include "gpualert/common/run_program.hpp"
 #include "slurm_accounting.hpp"
 
 using namespace gpualert;

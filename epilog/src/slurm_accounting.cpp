@@ -5,7 +5,7 @@
 #include <sstream>
 #include <thread>
 
-#include "run_program.hpp"
+#include "gpualert/common/run_program.hpp"
 
 namespace gpualert::epilog {
 namespace {

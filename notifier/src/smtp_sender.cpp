@@ -208,12 +208,13 @@ SendResult send_message(const SmtpConfig& cfg, const StoredMessage& m) {
   }
 }
 
-FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg) {
+FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg, const std::string& only_id) {
   FlushReport rep;
   try {
     outbox.clean_garbage();
     bool relay_down = false;
     for (StoredMessage& m : outbox.pending()) {
+      if (!only_id.empty() && m.id != only_id) continue;
       if (relay_down) {
         ++rep.deferred;
         continue;
@@ -237,6 +238,7 @@ FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg) {
       }
       ++rep.failed;
       rep.errors.push_back(m.id + ": " + r.error);
+      rep.last_failure = r;
       relay_down = r.relay_unusable;
       try {
         outbox.record_failure(m, r.error);

@@ -1,6 +1,7 @@
 #include "gpualert/report/delivery.hpp"
 
 #include "gpualert/notifier/outbox.hpp"
+#include "gpualert/notifier/send_process.hpp"
 
 namespace gpualert::report {
 
@@ -27,14 +28,13 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s) {
     d.eml = stored.eml;
     if (s.smtp_url.empty()) return d;
     d.attempted = true;
-    const notify::SendResult r = notify::send_message(smtp_config(s), stored);
+    const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
+    // gpualert-send has already moved the message to sent/ or recorded the failure.
     if (r.ok) {
       d.sent = true;
-      box.mark_sent(stored);
       d.eml = s.outbox / "sent" / stored.eml.filename();
     } else {
       d.error = r.error;
-      box.record_failure(stored, r.error);
     }
   } catch (const std::exception& e) {
     d.error = e.what();

@@ -24,18 +24,20 @@ export GA_T0
 lap() { awk -v a="$GA_T0" -v b="$(date +%s.%N)" -v m="$*" 'BEGIN{printf "[%7.2fs] %s\n", b-a, m}'; }
 log() { echo "[slurm-test] $*" >&2; }
 
-# Print the tail of every daemon log we know about (used on failure).
+# Print the tail of every daemon log we know about (used on failure): N lines of the Slurm logs,
+# fewer of the MariaDB and munge logs.
 tail_logs() {
-  local n=${1:-25} f
+  local n=${1:-20} f k
   for f in "$GA_LOGDIR"/slurmctld.log "$GA_LOGDIR"/slurmd.*.log "$GA_LOGDIR"/slurmdbd.log \
            "$GA_LOGDIR"/*.stderr "$GA_LOGDIR"/mariadbd.log /var/log/munge/munged.log; do
     [ -s "$f" ] || continue
-    echo "----- last $n lines of $f -----" >&2
-    tail -n "$n" "$f" >&2
+    case "$f" in *mariadbd.log|*munged.log) k=8;; *) k=$n;; esac
+    echo "----- last $k lines of $f -----" >&2
+    tail -n "$k" "$f" >&2
   done
 }
 
-die() { echo "ERROR: $*" >&2; tail_logs 25; exit 1; }
+die() { echo "ERROR: $*" >&2; tail_logs 20; exit 1; }
 
 # waitfor SECONDS DESCRIPTION CMD...: poll CMD every 0.2 s until it succeeds or the time is up.
 waitfor() {
@@ -50,14 +52,23 @@ waitfor() {
 
 pidof_file() { tr -dc '0-9' 2>/dev/null <"$1" || true; }   # tolerant: the daemon may remove it meanwhile
 
+# proc_is PID COMM: PID is a live (not zombie) process named COMM. PID 1 here is not an init that
+# reaps promptly, so a killed daemon can linger as a zombie whose /proc/PID/comm still matches.
+proc_is() {
+  local st
+  [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] || return 1
+  st=$(sed -E 's/^.*\) ([A-Za-z]).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
 # pid_alive PIDFILE COMM: the pid file names a live process whose /proc/PID/comm is COMM.
 pid_alive() {
   local p; p=$(pidof_file "$1")
-  [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]
+  [ -n "$p" ] && proc_is "$p" "$2"
 }
 kill_pidfile() { # PIDFILE COMM SIGNAL: signal it if it is alive (no wait)
   local p; p=$(pidof_file "$1")
-  [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ] && kill "-$3" "$p" 2>/dev/null
+  [ -n "$p" ] && proc_is "$p" "$2" && kill "-$3" "$p" 2>/dev/null
   return 0
 }
 
@@ -66,10 +77,10 @@ kill_pidfile() { # PIDFILE COMM SIGNAL: signal it if it is alive (no wait)
 stop_pidfile() {
   local f=$1 comm=$2 secs=${3:-20} p end
   p=$(pidof_file "$f")
-  if [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$comm" ]; then
+  if [ -n "$p" ] && proc_is "$p" "$comm"; then
     kill -TERM "$p" 2>/dev/null || true
     end=$(( $(date +%s) + secs ))
-    while [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$comm" ]; do
+    while proc_is "$p" "$comm"; do
       if [ "$(date +%s)" -ge "$end" ]; then
         log "$comm (pid $p) ignored SIGTERM for ${secs}s: SIGKILL"
         kill -KILL "$p" 2>/dev/null || true
@@ -140,6 +151,11 @@ write_plugstack() {
       *) die "GPUALERT_PLUGSTACK_LINE must start with 'optional' or 'required': '$line'";;
     esac
     [ -r "$so" ] || die "plugin in GPUALERT_PLUGSTACK_LINE not readable: $so"
+    # srun/sbatch load the plugin as the job user: with 'optional' an unreadable .so only logs an error
+    # there, so the local/allocator hooks and the --option silently disappear for that user.
+    if id "$GA_TEST_USER" >/dev/null 2>&1 && ! runuser -u "$GA_TEST_USER" -- test -r "$so"; then
+      log "WARNING: $GA_TEST_USER cannot read $so (every directory on the path needs o+x): srun/sbatch will not load it"
+    fi
     if printf '%s\n' "$line" | write_if_changed "$GA_PLUGSTACK_FILE" 0644; then changed=0; fi
   elif [ -e "$GA_PLUGSTACK_FILE" ]; then
     rm -f "$GA_PLUGSTACK_FILE"; changed=0
@@ -312,7 +328,7 @@ stop_slurmds() {
   else for f in /run/slurmd.*.pid /run/slurmd.pid; do [ -e "$f" ] && files+=("$f"); done; fi
   for f in "${files[@]}"; do
     p=$(pidof_file "$f")
-    if [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmd ]; then
+    if [ -n "$p" ] && proc_is "$p" slurmd; then
       kill -TERM "$p" 2>/dev/null || true; pids+=("$p")
     else
       pids+=("")
@@ -322,7 +338,7 @@ stop_slurmds() {
   for i in "${!files[@]}"; do
     p=${pids[$i]}
     if [ -n "$p" ]; then
-      while [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmd ]; do
+      while proc_is "$p" slurmd; do
         if [ "$(date +%s)" -ge "$end" ]; then log "slurmd $p ignored SIGTERM: SIGKILL"; kill -KILL "$p" 2>/dev/null || true; sleep 0.3; break; fi
         sleep 0.1
       done
@@ -362,6 +378,15 @@ slurm_daemons_up() {
     stop_slurmds
     start_slurmctld
     lap "slurmctld (re)started (pid $(cat /run/slurmctld.pid))"
+    # Jobs recovered from the saved state are leftovers (cluster_down.sh cancels jobs, so only a crash
+    # or kill -9 leaves them). An srun job whose completion was lost stays RUNNING until its time limit
+    # and keeps the node MIXED, so cancel them all now.
+    local left; left=$(squeue -h -t PD,R,S,CF -o %i 2>/dev/null | tr '\n' ' ')
+    if [ -n "${left// /}" ]; then
+      log "cancelling jobs left over from an earlier run: $left"
+      # shellcheck disable=SC2086
+      scancel $left 2>/dev/null || true
+    fi
   else
     lap "slurmctld already running with this slurm.conf (pid $(cat /run/slurmctld.pid))"
   fi

@@ -30,7 +30,7 @@ secs() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 jobid_by_name() {
   local id=""
   for _ in $(seq 1 50); do
-    id=$(squeue -h -n "$1" -o %i 2>/dev/null | head -1)
+    id=$(squeue -h -t all -n "$1" -o %i 2>/dev/null | head -1)   # -t all: finished jobs too (until MinJobAge)
     [ -n "$id" ] || id=$(sacct -n -X -P -S "$START" --name="$1" -o JobID 2>/dev/null | head -1)
     [ -n "$id" ] && { echo "$id"; return 0; }
     sleep 0.2

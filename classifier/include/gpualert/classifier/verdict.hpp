@@ -2,6 +2,7 @@
 // A diagnosis: one class from shared/taxonomy.md, who must act, and the three
 // parts (what the data shows, what it implies, what it cannot decide).
 #include <cstdint>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,6 +53,14 @@ struct Verdict {
   std::uint64_t long_lines = 0;  // lines longer than the per-line cap (only their head was read)
 };
 
+// One record of the node's kernel / driver log (see gpualert_events), e.g.
+// "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
+struct KernelEvent {
+  std::int64_t time_us = 0;  // microseconds since the Unix epoch (0 = unknown)
+  std::string source;        // "journal", "kmsg", "file", ...
+  std::string text;
+};
+
 // What is known about how the process ended, besides its output.
 struct RunStatus {
   // >= 0: exit code. < 0: killed by signal -exit_code (the anchor corpus convention).
@@ -61,6 +70,20 @@ struct RunStatus {
   std::optional<std::string> slurm_state;
   // The wrapper could not exec the command at all (missing binary, not executable).
   bool exec_failed = false;
+
+  // Added inputs (all optional; the fields above are unchanged).
+  // Kernel / GPU driver records of the node (NVRM Xid, ECC, OOM killer...), ideally
+  // limited to the run's window. EVENTS_COLLECTED says the kernel log was read at all
+  // (an empty list then means "nothing happened", not "not looked").
+  std::vector<KernelEvent> events;
+  bool events_collected = false;
+  // The run's window (microseconds since the epoch): events before START are
+  // pre-existing, not caused during the run.
+  std::optional<std::int64_t> start_time_us, end_time_us;
+  // From the capture timeline: seconds between the last output and the end of the run.
+  std::optional<double> seconds_silent_before_end;
+  // The job's process ids (main process and known children), to match OOM-killer records.
+  std::vector<int> pids;
 };
 
 }  // namespace gpualert::classify

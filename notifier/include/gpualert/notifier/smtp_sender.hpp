@@ -40,6 +40,7 @@ struct FlushReport {
   std::vector<std::string> errors;  // "<id>: <reason>"
   int busy = 0;      // being sent by another process right now (left alone)
   int deferred = 0;  // not tried: the relay was unusable for an earlier message
+  SendResult last_failure;  // the most recent failed attempt, with its reply code
 };
 
 // Tries every pending message once, oldest first; sent ones move to sent/,
@@ -48,6 +49,7 @@ struct FlushReport {
 // relay costs one timeout, not one per message. Each message is locked
 // (flock on its .eml) while it is sent, so concurrent flushes never send it twice.
 // Never throws.
-FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg);
+FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg, const std::string& only_id = "");
+// ONLY_ID: just that message (it must still be pending).
 
 }  // namespace gpualert::notify

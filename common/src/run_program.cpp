@@ -1,4 +1,4 @@
-#include "run_program.hpp"
+#include "gpualert/common/run_program.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-namespace gpualert::epilog {
+namespace gpualert {
 
 std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                                          std::size_t max_bytes) {
@@ -77,4 +77,4 @@ std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, s
   return r;
 }
 
-}  // namespace gpualert::epilog
+}  // namespace gpualert

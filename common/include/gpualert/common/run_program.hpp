@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpualert::epilog {
+namespace gpualert {
 
 struct ProgramOutput {
   int wait_status = 0;
@@ -17,4 +17,4 @@ struct ProgramOutput {
 std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                                          std::size_t max_bytes = 1 << 20);
 
-}  // namespace gpualert::epilog
+}  // namespace gpualert

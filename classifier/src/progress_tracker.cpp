@@ -1,0 +1,320 @@
+// Training-progress parsing: cheap substring gates first, then a few RE2 patterns.
+#include "progress_tracker.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+
+namespace gpualert::classify::detail {
+namespace {
+
+bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+double num(const std::string& s) {
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  return end == s.c_str() ? std::nan("") : d;
+}
+
+// A value with an optional unit: "ms" scales to seconds.
+double seconds(const std::string& v, const std::string& unit, bool ms_default = false) {
+  const double d = num(v);
+  if (std::isnan(d)) return d;
+  if (unit == "ms" || (unit.empty() && ms_default)) return d / 1000.0;
+  if (unit == "us") return d / 1e6;
+  return d;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::string cut(std::string_view s) {
+  std::string out(s.substr(0, 240));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = ' ';
+  return out;
+}
+
+void mark(Marker& m, std::uint64_t line, std::string_view text) {
+  if (!m) {
+    m.line = line;
+    m.text = cut(text);
+  }
+}
+
+struct Patterns {
+  RE2::Options opt() {
+    RE2::Options o;
+    o.set_log_errors(false);
+    return o;
+  }
+  // Steps.
+  RE2 step{R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*/\s*(\d{1,9}))?)", opt()};
+  RE2 bracket_step{R"(^\s*\[\s*(\d{1,9})\s*\])", opt()};
+  RE2 frac_bar{R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])", opt()};
+  RE2 epoch{R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)", opt()};
+  RE2 total{R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))", opt()};
+  // Timings.
+  RE2 per_step{R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)", opt()};
+  RE2 it_per_s{R"(([\d.]+)\s*it/s\b)", opt()};
+  RE2 megatron_ms{R"(elapsed time per iteration \(ms\):\s*([\d.]+))", opt()};
+  RE2 iter_time{R"((?i)iter(?:ation)? time \((ms|s)\):\s*([\d.]+))", opt()};
+  RE2 named_step{R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
+  RE2 compute{R"((?i)(?:^|[^\w])(?:fwd_bwd|compute_time|compute|forward_backward|fwd)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
+  RE2 wait{R"((?i)(?:^|[^\w])(?:allreduce_wait|comm_wait|comm_time|sync_wait|wait_time|bwd_allreduce)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
+  RE2 data{R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])data_time\s+([\d.]+)\s*(ms|s)?\b)", opt()};
+  RE2 grad{R"((?i)grad[_ ]?norm['"]?\s*[:=]?\s*([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)))", opt()};
+  RE2 lr{R"((?i)(?:^|[^\w])(?:learning[_ ]rate|lr)['"]?\s*[:=]?\s*\[?\s*([-+]?\d+\.?\d*(?:e[-+]?\d+)?))", opt()};
+  RE2 body_rank{R"((?i)(?:^|[^\w])rank\s*[=:]?\s*(\d{1,6})\b)", opt()};
+  RE2 ts{R"((\d{4})[-/](\d{2})[-/](\d{2})[ T](\d{2}):(\d{2}):(\d{2}))", opt()};
+  // Markers.
+  RE2 save{R"((?i)(?:sav(?:e|ed|ing)|wr(?:ote|iting))\b[^.]{0,40}\b(?:checkpoint|ckpt)|checkpoint (?:saved|written))", opt()};
+  RE2 load{R"((?i)loading checkpoint (?:from|at)|(?:successfully )?loaded checkpoint|Restoring states from the checkpoint|Restored all states|Continuing training from checkpoint|resumed (?:training )?from|resuming from checkpoint .*(?:step|iteration|epoch)\s*\d|load(?:ed|ing) (?:model|optimizer|training) state|loaded state dict from)", opt()};
+  RE2 resume_kv{R"((?i)(?:resume(?:_from_checkpoint|_from|_path|_ckpt)?|ckpt_path|load_checkpoint|initial_epoch|restore_from)['"]?\s*[=:]\s*['"]?([\w./-]+))", opt()};
+  RE2 resume_flag{R"((?i)(?:^|\s)--(?:resume|load|resume[-_]from[-_]checkpoint)(?:[= ]+(\S+))?|\bResuming (?:training|from|run)\b|\bRestarting (?:from|training)\b|SLURM_RESTART_COUNT=([1-9]))", opt()};
+  RE2 megatron_load{R"(^\s*load\s\.{3,}\s(\S+))", opt()};
+  RE2 fresh{R"((?i)will not load any checkpoints|start(?:ing)? (?:training )?from (?:scratch|random)|training from scratch|no checkpoint (?:found|to resume)|could not find (?:the )?(?:metadata file|checkpoint))", opt()};
+  RE2 launch_blocking{R"((?:^|[\s:'"])CUDA_LAUNCH_BLOCKING['"]?\s*[=:]\s*['"]?1\b)", opt()};
+  RE2 throttle{R"((?i)(?:thermal|power) (?:slowdown|brake|cap)\s*:\s*active|throttl(?:e|ing)[^:]*:\s*active|clocks? (?:are )?(?:being )?throttled|thermal violation|\b(?:HW|SW)_(?:THERMAL_|POWER_BRAKE_)?SLOWDOWN\b)", opt()};
+  RE2 loader{R"((?i)does not have many workers which may be a bottleneck|suggested max number of worker|(?:dataloader|data loader|input pipeline)[^.]{0,40}\bbottleneck|waiting (?:on|for) (?:input|data))", opt()};
+};
+
+const Patterns& P() {
+  static const Patterns p;
+  return p;
+}
+
+bool falsy(const std::string& v) {
+  std::string l;
+  for (char c : v) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return l.empty() || l == "none" || l == "false" || l == "null" || l == "0" || l == "no" || l == "''";
+}
+
+std::int64_t to_epoch(int y, int mo, int d, int h, int mi, int s) {
+  std::tm t{};
+  t.tm_year = y - 1900;
+  t.tm_mon = mo - 1;
+  t.tm_mday = d;
+  t.tm_hour = h;
+  t.tm_min = mi;
+  t.tm_sec = s;
+  return static_cast<std::int64_t>(timegm(&t));
+}
+
+}  // namespace
+
+void Series::add(std::uint64_t line, double v) {
+  if (!std::isfinite(v)) return;
+  if (n_ == 0) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  sum_ += v;
+  ++n_;
+  if (head_.size() < kKeep) {
+    head_.emplace_back(line, v);
+    return;
+  }
+  tail_.emplace_back(line, v);
+  if (tail_.size() > kKeep) tail_.pop_front();
+}
+
+std::vector<double> Series::values() const {
+  std::vector<double> v;
+  for (const auto& p : head_) v.push_back(p.second);
+  for (const auto& p : tail_) v.push_back(p.second);
+  return v;
+}
+
+double Series::early(std::size_t k) const {
+  const auto v = values();
+  k = std::min(k, std::max<std::size_t>(1, v.size() / 4));
+  return median(std::vector<double>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(k, v.size()))));
+}
+
+double Series::late(std::size_t k) const {
+  const auto v = values();
+  k = std::min(k, std::max<std::size_t>(1, v.size() / 4));
+  return median(std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(std::min(k, v.size())), v.end()));
+}
+
+void ProgressTracker::note_step(std::uint64_t step, std::uint64_t total) {
+  if (!have_step) first_step = step;
+  have_step = true;
+  max_step = std::max(max_step, step);
+  if (total >= step && total > 0) total_steps = std::max(total_steps, total);
+}
+
+void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_progress) {
+  const Patterns& p = P();
+  const re2::StringPiece sp(s.data(), s.size());
+  std::string a, b;
+  if (has(s, "poch") || has(s, "POCH")) {
+    if (RE2::PartialMatch(sp, p.epoch, &a, &b)) {
+      const auto e = static_cast<std::int64_t>(num(a));
+      if (e != epoch_no_) {
+        epoch_no_ = e;
+        ++epoch_index_;
+      }
+    }
+  }
+  // "Total optimization steps = 40", "max_steps=256": the planned length.
+  if (RE2::PartialMatch(sp, p.total, &a)) {
+    a.erase(std::remove(a.begin(), a.end(), ','), a.end());
+    total_steps = std::max<std::uint64_t>(total_steps, static_cast<std::uint64_t>(num(a)));
+  }
+  a.clear();
+  b.clear();
+  if (RE2::PartialMatch(sp, p.step, &a, &b) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
+    note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
+    is_progress = true;
+    return;
+  }
+  // A progress bar or "[b/B]" within an epoch: count across epochs.
+  if (RE2::PartialMatch(sp, p.frac_bar, &a, &b)) {
+    const auto bi = static_cast<std::uint64_t>(num(a));
+    const auto bn = static_cast<std::uint64_t>(num(b));
+    if (bn > 0 && bi <= bn) {
+      const std::uint64_t ep = epoch_index_ > 0 ? epoch_index_ - 1 : 0;
+      note_step(ep * bn + bi, 0);
+      is_progress = true;
+    }
+  }
+  (void)line;
+}
+
+void ProgressTracker::timings(std::string_view s, std::string_view rank, std::uint64_t line) {
+  const Patterns& p = P();
+  const re2::StringPiece sp(s.data(), s.size());
+  std::string v, u, ms;
+  double st = std::nan("");
+  if (RE2::PartialMatch(sp, p.megatron_ms, &v)) st = seconds(v, "ms");
+  else if (RE2::PartialMatch(sp, p.iter_time, &u, &v)) st = seconds(v, u);
+  else if (RE2::PartialMatch(sp, p.per_step, &v, &u)) st = seconds(v, u);
+  else if (RE2::PartialMatch(sp, p.named_step, &ms, &v, &u)) st = seconds(v, u, !ms.empty());
+  else if (RE2::PartialMatch(sp, p.it_per_s, &v)) {
+    const double r = num(v);
+    if (r > 0) st = 1.0 / r;
+  }
+  double cp = std::nan(""), wt = std::nan(""), dt = std::nan("");
+  if (RE2::PartialMatch(sp, p.compute, &ms, &v, &u)) cp = seconds(v, u, !ms.empty());
+  if (RE2::PartialMatch(sp, p.wait, &ms, &v, &u)) wt = seconds(v, u, !ms.empty());
+  {
+    std::string v2, u2;
+    if (RE2::PartialMatch(sp, p.data, &ms, &v, &u, &v2, &u2)) dt = v.empty() ? seconds(v2, u2) : seconds(v, u, !ms.empty());
+  }
+  if (std::isfinite(st)) step_time.add(line, st);
+  if (std::isfinite(dt)) data_time.add(line, dt);
+  if (std::isfinite(st) && std::isnan(cp) && std::isnan(wt) && rank.empty()) return;
+  if (!std::isfinite(st) && !std::isfinite(cp) && !std::isfinite(wt)) return;
+  std::string key(rank);
+  if (key.empty()) {
+    std::string r;
+    if (!RE2::PartialMatch(sp, p.body_rank, &r)) return;
+    key = r;
+  }
+  auto it = ranks.find(key);
+  if (it == ranks.end()) {
+    if (ranks.size() >= kMaxRanks) return;
+    it = ranks.emplace(key, RankTiming{}).first;
+    it->second.line = line;
+    it->second.text = cut(s);
+  }
+  RankTiming& r = it->second;
+  if (std::isfinite(st)) { r.step_sum += st; ++r.step_n; }
+  if (std::isfinite(cp)) { r.compute_sum += cp; ++r.compute_n; }
+  if (std::isfinite(wt)) { r.wait_sum += wt; ++r.wait_n; }
+}
+
+void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
+  const Patterns& p = P();
+  const re2::StringPiece sp(s.data(), s.size());
+  const bool ck = has(s, "heckpoint") || has(s, "ckpt") || has(s, "CHECKPOINT");
+  if (ck || has(s, "esum") || has(s, "estor") || has(s, "oad") || has(s, "RESTART") || has(s, "initial_epoch") ||
+      has(s, "estart")) {
+    std::string v, w;
+    if (ck && !has(s, "shards") && RE2::PartialMatch(sp, p.load)) mark(load, line, s);
+    else if (ck && RE2::PartialMatch(sp, p.save)) {
+      if (!first_save) mark(first_save, line, s);
+      ++ckpt_saves;
+    }
+    if (RE2::PartialMatch(sp, p.fresh)) mark(fresh_start, line, s);
+    if (!resume_request) {
+      if (RE2::PartialMatch(sp, p.resume_kv, &v) && !falsy(v)) mark(resume_request, line, s);
+      else if (RE2::PartialMatch(sp, p.megatron_load, &v) && !falsy(v)) mark(resume_request, line, s);
+      else if (RE2::PartialMatch(sp, p.resume_flag, &v, &w) && (v.empty() || !falsy(v))) mark(resume_request, line, s);
+    }
+  }
+  if (has(s, "Running training")) mark(banner, line, s);
+  if (has(s, "CUDA_LAUNCH_BLOCKING") && !has(s, "onsider") && !has(s, "ebug") && !has(s, "might") &&
+      RE2::PartialMatch(sp, p.launch_blocking))
+    mark(launch_blocking, line, s);
+  if (has(s, "NCCL")) {
+    if (has(s, "Using network Socket") || has(s, "NET/Socket : Using")) mark(net_socket, line, s);
+    if (has(s, "Using network IB") || has(s, "NET/IB : Using")) mark(net_ib, line, s);
+  }
+  if (has(s, "throttle_reasons") || has(s, "event_reasons") || has(s, "clocks_throttle") || has(s, "clocks_event"))
+    throttle_csv_ = true;
+  const bool csv_active = throttle_csv_ && has(s, ", Active");
+  if (csv_active || ((has(s, "Active") || has(s, "active") || has(s, "hrottl") || has(s, "iolation") || has(s, "SLOWDOWN")) &&
+                     RE2::PartialMatch(sp, p.throttle))) {
+    if (!(has(s, "Not Active") && !csv_active)) {
+      ++throttle_active_n;
+      mark(throttle_active, line, s);
+    }
+  }
+  if ((has(s, "worker") || has(s, "ottleneck") || has(s, "aiting")) && RE2::PartialMatch(sp, p.loader))
+    mark(loader_warning, line, s);
+}
+
+void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::uint64_t line, bool has_loss) {
+  if (body.size() < 3) return;
+  const Patterns& p = P();
+  // Timestamps ("2026-02-22 18:30:28", "2026-02-22T22:50:21").
+  std::int64_t ts = 0;
+  if (body.size() >= 19 && has(body, ":")) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+    if (RE2::PartialMatch(re2::StringPiece(body.data(), std::min<std::size_t>(body.size(), 400)), p.ts, &y, &mo, &d, &h,
+                          &mi, &sec) &&
+        y > 1990 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31) {
+      ts = to_epoch(y, mo, d, h, mi, sec);
+      if (!first_ts) first_ts = ts;
+      last_ts = ts;
+      last_ts_line = line;
+      if (last_progress_line && !ts_after_progress_ && line > last_progress_line) ts_after_progress_ = ts;
+    }
+  }
+  markers(body, line);
+  // Scheduler lines ("*** STEP 123.0 ON node CANCELLED ...") are never training progress.
+  if (has(body, "slurmstepd") || has(body, "CANCELLED AT") || has(body, "srun: ")) return;
+  bool any_digit = false;
+  for (char c : body)
+    if (std::isdigit(static_cast<unsigned char>(c))) { any_digit = true; break; }
+  if (!any_digit) return;
+  bool is_progress = has_loss;
+  // Gate: the cheap words a progress line carries.
+  const bool gate = has_loss || has(body, "tep") || has(body, "ter") || has(body, "poch") || has(body, "/it") ||
+                    has(body, "it/s") || has(body, "ime") || has(body, "TEP") || has(body, "rank") || has(body, "ank") ||
+                    has(body, "[") || has(body, "max_steps") || has(body, "_iters");
+  if (!gate) return;
+  steps(body, line, is_progress);
+  if (!is_progress) return;
+  ++progress_lines;
+  last_progress_line = line;
+  last_progress_ts = ts;  // 0 when this progress line carries no stamp
+  ts_after_progress_ = 0;
+  timings(body, prefix, line);
+  std::string v;
+  const re2::StringPiece sp(body.data(), body.size());
+  if (has(body, "norm") && RE2::PartialMatch(sp, p.grad, &v)) grad_norm.add(line, num(v));
+  if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) lr.add(line, num(v));
+}
+
+}  // namespace gpualert::classify::detail

@@ -1,0 +1,98 @@
+#pragma once
+// Training-progress parsing beyond the loss: step / total steps, step time, data
+// wait, grad norm, learning rate, per-rank timings, timestamps, and markers
+// (checkpoint save / load, resume requested, explicit fresh start, throttle
+// notices, throughput settings). Bounded memory whatever the log size.
+//
+// Formats understood (each a family, not one program's wording): Hugging Face
+// Trainer dict lines and its "***** Running training *****" banner, PyTorch
+// Lightning progress bars and "Restoring states from the checkpoint", Megatron-LM
+// "iteration N/ M | ... | lm loss: ... | grad norm: ...", DeepSpeed "steps: N loss:
+// ... iter time (s):", Keras "Epoch 3/10" + "b/B [...] - 3ms/step - loss:", timm
+// "Train: E [ b/B ] Loss: Time: Data:", tqdm bars, and generic "step N loss X".
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpualert::classify::detail {
+
+struct Marker {
+  std::uint64_t line = 0;  // 0 = not seen
+  std::string text;
+  explicit operator bool() const { return line != 0; }
+};
+
+// A bounded series: the first and last kKeep values.
+class Series {
+ public:
+  static constexpr std::size_t kKeep = 48;
+  void add(std::uint64_t line, double v);
+  std::uint64_t count() const { return n_; }
+  std::vector<double> values() const;
+  double max() const { return max_; }
+  double min() const { return min_; }
+  double sum() const { return sum_; }
+  // Median of the first / last K kept values.
+  double early(std::size_t k = 8) const;
+  double late(std::size_t k = 8) const;
+  std::uint64_t first_line() const { return head_.empty() ? 0 : head_.front().first; }
+  std::uint64_t last_line() const { return tail_.empty() ? (head_.empty() ? 0 : head_.back().first) : tail_.back().first; }
+
+ private:
+  std::vector<std::pair<std::uint64_t, double>> head_;
+  std::deque<std::pair<std::uint64_t, double>> tail_;
+  std::uint64_t n_ = 0;
+  double max_ = 0, min_ = 0, sum_ = 0;
+};
+
+struct RankTiming {
+  double step_sum = 0, compute_sum = 0, wait_sum = 0;
+  std::uint64_t step_n = 0, compute_n = 0, wait_n = 0;
+  std::uint64_t line = 0;  // a line of this rank, for citation
+  std::string text;
+};
+
+class ProgressTracker {
+ public:
+  // One line (or one carriage-return segment of it). PREFIX is a launcher's rank
+  // label ("[rank1]:"), BODY the rest. HAS_LOSS: the loss rule matched here.
+  void feed(std::string_view body, std::string_view prefix, std::uint64_t line, bool has_loss);
+
+  // Steps.
+  bool have_step = false;
+  std::uint64_t max_step = 0, first_step = 0, total_steps = 0;
+  std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
+  std::uint64_t last_progress_line = 0;
+  Series step_time, data_time, grad_norm, lr;
+  std::map<std::string, RankTiming> ranks;  // bounded to kMaxRanks
+
+  // Markers.
+  std::uint64_t ckpt_saves = 0;
+  Marker first_save, load, resume_request, fresh_start, launch_blocking, net_socket, net_ib, loader_warning,
+      throttle_active, banner;
+  std::uint64_t throttle_active_n = 0;
+
+  // Timestamps printed in the log (seconds since the epoch, UTC as printed).
+  std::int64_t last_ts = 0, last_progress_ts = 0, first_ts = 0;
+  std::uint64_t last_ts_line = 0;
+  // A lower bound of the time of the last progress line: its own stamp, else the
+  // first stamp printed after it (0 = unknown).
+  std::int64_t progress_bound_ts() const { return last_progress_ts ? last_progress_ts : ts_after_progress_; }
+
+  static constexpr std::size_t kMaxRanks = 1024;
+
+ private:
+  void steps(std::string_view s, std::uint64_t line, bool& is_progress);
+  void timings(std::string_view s, std::string_view rank, std::uint64_t line);
+  void markers(std::string_view s, std::uint64_t line);
+  void note_step(std::uint64_t step, std::uint64_t total);
+  std::int64_t ts_after_progress_ = 0;
+  bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
+  std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
+  std::int64_t epoch_no_ = -1;
+};
+
+}  // namespace gpualert::classify::detail

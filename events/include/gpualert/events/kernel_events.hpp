@@ -1,0 +1,74 @@
+#pragma once
+// Kernel and GPU-driver events of a node in a time window: NVIDIA Xid records,
+// uncorrectable ECC / row-remap failures, "fallen off the bus", clock-throttle
+// notices and OOM-killer records. Read from the systemd journal (sd-journal) when
+// available, and from kernel-log text (a kern.log, saved `dmesg` output) as a
+// fallback. One call: read_kernel_events(from, to, sources).
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpualert::events {
+
+using Clock = std::chrono::system_clock;
+
+enum class Kind { xid, ecc, row_remap, fallen_off_bus, throttle, oom_kill, other };
+
+struct Event {
+  Clock::time_point time{};  // epoch (time_since_epoch()==0) when the source had no usable time
+  std::string source;        // "journal", "file:<path>"
+  std::string text;          // the message, e.g. "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."
+  Kind kind = Kind::other;
+  std::optional<int> xid;    // the Xid number for Kind::xid
+  std::optional<int> pid;    // the process named by an Xid or OOM-kill record
+  bool has_time() const { return time.time_since_epoch().count() != 0; }
+};
+
+struct EventSources {
+  bool journal = true;                         // the systemd journal (kernel transport and NVRM/oom lines)
+  std::filesystem::path journal_dir;           // empty: the local system journal; else sd_journal_open_directory
+  std::vector<std::filesystem::path> files;    // kernel-log text files (kern.log, syslog, saved dmesg -T/--time-format iso)
+  std::size_t max_events = 5000;               // bound on what is returned (the earliest are kept)
+};
+
+// What was read and what could not be: a verdict says "no kernel log" only when
+// nothing could be read.
+struct ReadReport {
+  std::vector<Event> events;
+  std::vector<std::string> read;    // sources that were read ("journal", "file:/var/log/kern.log")
+  std::vector<std::string> errors;  // sources that failed, with the reason
+  bool any_source() const { return !read.empty(); }
+};
+
+// The one-call API: relevant events with FROM <= time <= TO, oldest first. Events of a
+// text source without a parsable time are kept (their time is the epoch).
+std::vector<Event> read_kernel_events(Clock::time_point from, Clock::time_point to, const EventSources& sources);
+ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point to, const EventSources& sources);
+
+// Whether this build can read the journal (libsystemd was found at build time).
+bool journal_supported();
+
+// Text-level helpers (also used by the classifier on lines merged into a job log).
+// Classifies one kernel-log message; nullopt when it is not a relevant event.
+std::optional<Event> parse_event_text(std::string_view message);
+// Parses a kernel-log text (one record per line: "[12345.678] msg", ISO / syslog
+// prefixes, journalctl -o short-iso) into relevant events. BOOT is the boot time used
+// for "[seconds since boot]" stamps (nullopt: read /proc/stat btime).
+std::vector<Event> parse_kernel_log(std::string_view text, std::string_view source,
+                                    std::optional<Clock::time_point> boot = std::nullopt);
+
+// NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors), reduced to who must act.
+enum class XidBlame { application, hardware, driver, informational, unknown };
+struct XidInfo {
+  int xid;
+  XidBlame blame;
+  const char* meaning;
+};
+const XidInfo& xid_info(int xid);  // unknown numbers give blame unknown
+const char* to_string(XidBlame b);
+
+}  // namespace gpualert::events

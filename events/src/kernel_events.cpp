@@ -1,0 +1,368 @@
+// Kernel / GPU-driver events: sd-journal reader, kernel-log text parser, Xid catalogue.
+#include "gpualert/events/kernel_events.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#ifdef GPUALERT_HAVE_SD_JOURNAL
+#include <systemd/sd-journal.h>
+#endif
+
+namespace gpualert::events {
+namespace {
+
+bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+bool icontains(std::string_view s, std::string_view p) {
+  if (p.size() > s.size()) return false;
+  for (std::size_t i = 0; i + p.size() <= s.size(); ++i) {
+    std::size_t k = 0;
+    while (k < p.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == std::tolower(static_cast<unsigned char>(p[k]))) ++k;
+    if (k == p.size()) return true;
+  }
+  return false;
+}
+
+std::optional<int> int_after(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && s[pos] == ' ') ++pos;
+  std::size_t e = pos;
+  while (e < s.size() && e - pos < 9 && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
+  if (e == pos) return std::nullopt;
+  return std::atoi(std::string(s.substr(pos, e - pos)).c_str());
+}
+
+// The catalogue, reduced. Sources: NVIDIA "Xid Errors" / "Xid Catalog"
+// (docs.nvidia.com/deploy/xid-errors). Blame is the usual reading, not a certainty.
+const XidInfo kXids[] = {
+    {8, XidBlame::application, "GPU stopped processing (channel idle timeout): usually the application or driver"},
+    {13, XidBlame::application, "Graphics Engine Exception: usually an application error (e.g. out-of-range access)"},
+    {31, XidBlame::application, "GPU memory page fault (MMU fault): usually an application illegal memory access"},
+    {32, XidBlame::hardware, "invalid or corrupted push buffer stream (PCIe / system memory corruption)"},
+    {38, XidBlame::driver, "driver firmware error"},
+    {43, XidBlame::application, "GPU stopped processing: the application's channel was reset (usually an app fault)"},
+    {45, XidBlame::informational, "preemptive cleanup after earlier errors or a killed process"},
+    {48, XidBlame::hardware, "double-bit (uncorrectable) ECC error"},
+    {54, XidBlame::hardware, "auxiliary power is not connected to the GPU"},
+    {56, XidBlame::driver, "display engine error"},
+    {57, XidBlame::hardware, "error programming video memory interface"},
+    {58, XidBlame::hardware, "unstable video memory interface detected"},
+    {61, XidBlame::hardware, "internal micro-controller breakpoint / warning"},
+    {62, XidBlame::hardware, "internal micro-controller halt"},
+    {63, XidBlame::hardware, "ECC page retirement or row remapping recorded"},
+    {64, XidBlame::hardware, "ECC page retirement or row remapping failure"},
+    {68, XidBlame::hardware, "video processor (NVDEC) exception"},
+    {69, XidBlame::hardware, "graphics engine class error"},
+    {74, XidBlame::hardware, "NVLink error"},
+    {79, XidBlame::hardware, "GPU has fallen off the bus"},
+    {92, XidBlame::hardware, "high single-bit ECC error rate"},
+    {94, XidBlame::hardware, "contained ECC error (the affected application must restart)"},
+    {95, XidBlame::hardware, "uncontained ECC error (GPU reset required)"},
+    {109, XidBlame::application, "context switch timeout (often an application stall)"},
+    {119, XidBlame::driver, "GSP RPC timeout (firmware/driver)"},
+    {120, XidBlame::driver, "GSP error (firmware/driver)"},
+    {121, XidBlame::hardware, "C2C link error"},
+    {122, XidBlame::hardware, "SPI PMU RPC read failure"},
+    {123, XidBlame::hardware, "SPI PMU RPC write failure"},
+    {140, XidBlame::hardware, "unrecovered ECC error"},
+    {143, XidBlame::hardware, "GPU initialization failure"},
+    {144, XidBlame::hardware, "NVLink / fabric error"},
+    {145, XidBlame::hardware, "NVLink / fabric error"},
+    {146, XidBlame::hardware, "NVLink / fabric error"},
+    {147, XidBlame::hardware, "NVLink / fabric error"},
+    {148, XidBlame::hardware, "NVLink / fabric error"},
+    {149, XidBlame::hardware, "NVLink / fabric error"},
+    {150, XidBlame::hardware, "NVLink / fabric error"},
+    {151, XidBlame::hardware, "key rotation / fabric error"},
+    {154, XidBlame::informational, "GPU recovery action changed (reset or drain required)"},
+};
+
+const XidInfo kUnknownXid{0, XidBlame::unknown, "an Xid not in gpualert's table"};
+
+std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::optional<Clock::time_point> boot_time() {
+  std::ifstream in("/proc/stat");
+  std::string k;
+  long long v = 0;
+  while (in >> k) {
+    if (k == "btime" && in >> v) return Clock::time_point(std::chrono::seconds(v));
+  }
+  return std::nullopt;
+}
+
+bool digits(std::string_view s, std::size_t at, std::size_t n) {
+  if (at + n > s.size()) return false;
+  for (std::size_t i = at; i < at + n; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+int to_i(std::string_view s, std::size_t at, std::size_t n) { return std::atoi(std::string(s.substr(at, n)).c_str()); }
+
+// Strips a leading time stamp; returns the time (if any) and the rest of the line.
+std::pair<std::optional<Clock::time_point>, std::string_view> split_stamp(std::string_view line,
+                                                                          std::optional<Clock::time_point> boot) {
+  std::optional<Clock::time_point> t;
+  std::string_view rest = line;
+  // ISO 8601: 2026-11-22T05:00:00[.ffffff][+00:00|Z]
+  if (digits(line, 0, 4) && line.size() > 19 && line[4] == '-' && line[7] == '-' && (line[10] == 'T' || line[10] == ' ') &&
+      digits(line, 11, 2) && line[13] == ':') {
+    const auto days = days_from_civil(to_i(line, 0, 4), static_cast<unsigned>(to_i(line, 5, 2)), static_cast<unsigned>(to_i(line, 8, 2)));
+    std::int64_t secs = days * 86400 + to_i(line, 11, 2) * 3600 + to_i(line, 14, 2) * 60 + to_i(line, 17, 2);
+    std::size_t i = 19;
+    std::int64_t us = 0;
+    if (i < line.size() && (line[i] == '.' || line[i] == ',')) {
+      ++i;
+      std::int64_t scale = 100000;
+      while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) {
+        if (scale) us += (line[i] - '0') * scale;
+        scale /= 10;
+        ++i;
+      }
+    }
+    if (i < line.size() && (line[i] == '+' || line[i] == '-') && digits(line, i + 1, 2)) {
+      const int sign = line[i] == '+' ? 1 : -1;
+      const int hh = to_i(line, i + 1, 2);
+      std::size_t j = i + 3;
+      if (j < line.size() && line[j] == ':') ++j;
+      const int mm = digits(line, j, 2) ? to_i(line, j, 2) : 0;
+      secs -= sign * (hh * 3600 + mm * 60);
+      i = j + (digits(line, j, 2) ? 2 : 0);
+    } else if (i < line.size() && line[i] == 'Z') {
+      ++i;
+    }
+    t = Clock::time_point(std::chrono::seconds(secs) + std::chrono::microseconds(us));
+    rest = line.substr(i);
+  } else if (line.size() > 16 && std::isupper(static_cast<unsigned char>(line[0])) && line[3] == ' ' && line[6] == ' ' &&
+             line[9] == ':' && line[12] == ':') {
+    // syslog "Nov 22 05:00:00 host ...": the year is not printed (assume this year, UTC).
+    static const char* const kMon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    int mon = -1;
+    for (int m = 0; m < 12; ++m)
+      if (line.substr(0, 3) == kMon[m]) mon = m + 1;
+    if (mon > 0) {
+      const std::time_t now = std::time(nullptr);
+      std::tm tmv{};
+      gmtime_r(&now, &tmv);
+      const int day = std::atoi(std::string(line.substr(4, 2)).c_str());
+      const auto days = days_from_civil(tmv.tm_year + 1900, static_cast<unsigned>(mon), static_cast<unsigned>(day));
+      t = Clock::time_point(std::chrono::seconds(days * 86400 + to_i(line, 7, 2) * 3600 + to_i(line, 10, 2) * 60 + to_i(line, 13, 2)));
+      rest = line.substr(15);
+    }
+  }
+  // "host kernel: " after a stamp.
+  if (t) {
+    const auto k = rest.find("kernel: ");
+    if (k != std::string_view::npos && k < 80) rest = rest.substr(k + 8);
+  }
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  // dmesg "[  269.516977] " (seconds since boot).
+  if (!rest.empty() && rest.front() == '[') {
+    const auto close = rest.find(']');
+    if (close != std::string_view::npos && close < 20) {
+      const std::string inner(rest.substr(1, close - 1));
+      char* end = nullptr;
+      const double sec = std::strtod(inner.c_str(), &end);
+      if (end != inner.c_str()) {
+        if (!t) {
+          if (!boot) boot = boot_time();
+          if (boot) t = *boot + std::chrono::microseconds(static_cast<std::int64_t>(sec * 1e6));
+        }
+        rest = rest.substr(close + 1);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      }
+    }
+  }
+  return {t, rest};
+}
+
+}  // namespace
+
+const XidInfo& xid_info(int xid) {
+  for (const auto& x : kXids)
+    if (x.xid == xid) return x;
+  return kUnknownXid;
+}
+
+const char* to_string(XidBlame b) {
+  switch (b) {
+    case XidBlame::application: return "application";
+    case XidBlame::hardware: return "hardware";
+    case XidBlame::driver: return "driver";
+    case XidBlame::informational: return "informational";
+    default: return "unknown";
+  }
+}
+
+std::optional<Event> parse_event_text(std::string_view m) {
+  Event e;
+  e.text = std::string(m.substr(0, 1000));
+  if (const auto x = m.find("NVRM: Xid"); x != std::string_view::npos) {
+    // "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, ..." (also "Xid (0000:01:00): 3, ...").
+    const auto close = m.find("):", x);
+    if (close == std::string_view::npos) return std::nullopt;
+    e.kind = Kind::xid;
+    e.xid = int_after(m, close + 2);
+    if (const auto p = m.find("pid=", close); p != std::string_view::npos) e.pid = int_after(m, p + 4);
+    return e;
+  }
+  if (icontains(m, "uncorrectable ECC") || icontains(m, "double bit ECC") || (icontains(m, "DBE") && has(m, "NVRM"))) {
+    e.kind = Kind::ecc;
+    return e;
+  }
+  if (icontains(m, "row remap") && (icontains(m, "fail") || icontains(m, "pending"))) {
+    e.kind = Kind::row_remap;
+    return e;
+  }
+  if (icontains(m, "fallen off the bus")) {
+    e.kind = Kind::fallen_off_bus;
+    return e;
+  }
+  if (has(m, "Killed process") || has(m, "oom-kill:") || has(m, "invoked oom-killer") || has(m, "Out of memory")) {
+    e.kind = Kind::oom_kill;
+    if (const auto p = m.find("Killed process "); p != std::string_view::npos) e.pid = int_after(m, p + 15);
+    else if (const auto q = m.find(",pid="); q != std::string_view::npos) e.pid = int_after(m, q + 5);
+    return e;
+  }
+  if ((icontains(m, "thermal") || icontains(m, "throttl") || icontains(m, "power brake")) &&
+      (has(m, "NVRM") || icontains(m, "gpu") || icontains(m, "clock"))) {
+    e.kind = Kind::throttle;
+    return e;
+  }
+  return std::nullopt;
+}
+
+std::vector<Event> parse_kernel_log(std::string_view text, std::string_view source, std::optional<Clock::time_point> boot) {
+  std::vector<Event> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    start = nl + 1;
+    if (line.empty()) continue;
+    auto [t, rest] = split_stamp(line, boot);
+    if (auto e = parse_event_text(rest)) {
+      if (t) e->time = *t;
+      e->source = std::string(source);
+      out.push_back(std::move(*e));
+    }
+  }
+  return out;
+}
+
+bool journal_supported() {
+#ifdef GPUALERT_HAVE_SD_JOURNAL
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+#ifdef GPUALERT_HAVE_SD_JOURNAL
+std::string field(sd_journal* j, const char* name) {
+  const void* d = nullptr;
+  size_t n = 0;
+  if (sd_journal_get_data(j, name, &d, &n) < 0) return {};
+  std::string_view s(static_cast<const char*>(d), n);
+  const auto eq = s.find('=');
+  return eq == std::string_view::npos ? std::string() : std::string(s.substr(eq + 1));
+}
+
+void read_journal(Clock::time_point from, Clock::time_point to, const EventSources& src, ReadReport& rep) {
+  sd_journal* j = nullptr;
+  int r = src.journal_dir.empty() ? sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY)
+                                  : sd_journal_open_directory(&j, src.journal_dir.c_str(), 0);
+  if (r < 0) {
+    rep.errors.push_back("journal: cannot open (" + std::string(std::strerror(-r)) + ")");
+    return;
+  }
+  const auto from_us = std::chrono::duration_cast<std::chrono::microseconds>(from.time_since_epoch()).count();
+  const auto to_us = std::chrono::duration_cast<std::chrono::microseconds>(to.time_since_epoch()).count();
+  r = sd_journal_seek_realtime_usec(j, static_cast<uint64_t>(std::max<std::int64_t>(from_us, 0)));
+  if (r < 0) {
+    rep.errors.push_back("journal: seek failed (" + std::string(std::strerror(-r)) + ")");
+    sd_journal_close(j);
+    return;
+  }
+  std::size_t scanned = 0;
+  while (sd_journal_next(j) > 0) {
+    uint64_t us = 0;
+    if (sd_journal_get_realtime_usec(j, &us) < 0) continue;
+    if (static_cast<std::int64_t>(us) > to_us) break;
+    if (++scanned > 2'000'000) break;  // bound the work on a huge journal
+    const std::string msg = field(j, "MESSAGE");
+    if (msg.empty()) continue;
+    auto e = parse_event_text(msg);
+    if (!e) continue;
+    e->time = Clock::time_point(std::chrono::microseconds(us));
+    const std::string ident = field(j, "SYSLOG_IDENTIFIER");
+    e->source = "journal" + (ident.empty() ? std::string() : ":" + ident);
+    rep.events.push_back(std::move(*e));
+    if (rep.events.size() >= src.max_events) break;
+  }
+  sd_journal_close(j);
+  rep.read.push_back(src.journal_dir.empty() ? "journal" : "journal:" + src.journal_dir.string());
+}
+#endif
+
+}  // namespace
+
+ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point to, const EventSources& src) {
+  ReadReport rep;
+  if (src.journal) {
+#ifdef GPUALERT_HAVE_SD_JOURNAL
+    read_journal(from, to, src, rep);
+#else
+    rep.errors.push_back("journal: this build has no libsystemd");
+#endif
+  }
+  for (const auto& f : src.files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      rep.errors.push_back("file:" + f.string() + ": cannot be read");
+      continue;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    auto evs = parse_kernel_log(ss.str(), "file:" + f.string());
+    for (auto& e : evs) {
+      if (e.has_time() && (e.time < from || e.time > to)) continue;
+      rep.events.push_back(std::move(e));
+    }
+    rep.read.push_back("file:" + f.string());
+  }
+  std::stable_sort(rep.events.begin(), rep.events.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
+  // The same record read from two sources (journal and kern.log) counts once.
+  std::vector<Event> uniq;
+  for (auto& e : rep.events) {
+    const bool dup = std::any_of(uniq.begin(), uniq.end(), [&](const Event& u) {
+      return u.text == e.text && (u.time == e.time || !u.has_time() || !e.has_time() ||
+                                  std::chrono::abs(u.time - e.time) < std::chrono::seconds(2));
+    });
+    if (!dup) uniq.push_back(std::move(e));
+    if (uniq.size() >= src.max_events) break;
+  }
+  rep.events = std::move(uniq);
+  return rep;
+}
+
+std::vector<Event> read_kernel_events(Clock::time_point from, Clock::time_point to, const EventSources& sources) {
+  return read_kernel_events_report(from, to, sources).events;
+}
+
+}  // namespace gpualert::events

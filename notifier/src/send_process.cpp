@@ -1,0 +1,117 @@
+#include "gpualert/notifier/send_process.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+
+#include "gpualert/common/run_program.hpp"
+
+#ifndef GPUALERT_LIBEXECDIR
+#define GPUALERT_LIBEXECDIR "/usr/libexec"
+#endif
+
+namespace gpualert::notify {
+namespace fs = std::filesystem;
+
+fs::path send_program() {
+  if (const char* p = std::getenv("GPUALERT_SEND"); p && *p == '/') return p;
+  char self[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    const fs::path beside = fs::path(self).parent_path() / "gpualert-send";
+    if (::access(beside.c_str(), X_OK) == 0) return beside;
+  }
+  return fs::path(GPUALERT_LIBEXECDIR) / "gpualert" / "gpualert-send";
+}
+
+std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box) {
+  std::vector<std::string> a = {send_program().string(), "--outbox", box.dir().string(), "--smtp", cfg.url,
+                                "--timeout-ms", std::to_string(cfg.timeout.count()), "--tls",
+                                cfg.tls == TlsMode::Required ? "required" : cfg.tls == TlsMode::Off ? "off" : "auto"};
+  if (!cfg.user.empty()) a.insert(a.end(), {"--user", cfg.user});
+  if (!cfg.password_file.empty()) a.insert(a.end(), {"--password-file", cfg.password_file.string()});
+  if (!cfg.ca_file.empty()) a.insert(a.end(), {"--ca-file", cfg.ca_file.string()});
+  if (!cfg.verify_peer) a.push_back("--no-verify-peer");
+  return a;
+}
+
+namespace {
+
+// Slack for starting the program and writing its answer, on top of the SMTP timeout.
+constexpr auto kProgramSlack = std::chrono::seconds(5);
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+SendResult send_stored(const SmtpConfig& cfg, const Outbox& box, const StoredMessage& m) {
+  SendResult r;
+  auto args = send_arguments(cfg, box);
+  args.insert(args.end(), {"--id", m.id});
+  const auto out = run_program(args, cfg.timeout + kProgramSlack, 64 * 1024);
+  if (!out) {
+    r.error = "gpualert-send did not finish in time (or could not be started: " + args[0] + ")";
+    r.relay_unusable = true;
+    return r;
+  }
+  // Answer: "ok" or "error <code> <message>" on the first line.
+  std::istringstream in(first_line(out->out));
+  std::string word;
+  in >> word;
+  if (word == "ok") {
+    r.ok = true;
+    return r;
+  }
+  if (word == "error") {
+    in >> r.smtp_code;
+    std::getline(in, r.error);
+    if (!r.error.empty() && r.error[0] == ' ') r.error.erase(0, 1);
+    r.relay_unusable = r.smtp_code == 0;
+    return r;
+  }
+  r.error = "gpualert-send failed (" + std::to_string(WIFEXITED(out->wait_status) ? WEXITSTATUS(out->wait_status) : -1) +
+            "): " + first_line(out->err);
+  r.relay_unusable = true;
+  return r;
+}
+
+FlushReport flush_stored(const SmtpConfig& cfg, const Outbox& box) {
+  FlushReport rep;
+  auto args = send_arguments(cfg, box);
+  args.push_back("--all");
+  const auto pending = box.pending().size();
+  const auto out = run_program(args, (cfg.timeout + kProgramSlack) * static_cast<int>(pending + 1), 1 << 20);
+  if (!out) {
+    rep.failed = static_cast<int>(pending);
+    rep.errors.push_back("gpualert-send did not finish in time (or could not be started: " + args[0] + ")");
+    return rep;
+  }
+  // "summary <sent> <failed> <deferred> <busy>", then "failed <id>: <reason>" lines.
+  std::istringstream in(out->out);
+  std::string line;
+  bool summary = false;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string what;
+    ls >> what;
+    if (what == "summary") {
+      ls >> rep.sent >> rep.failed >> rep.deferred >> rep.busy;
+      summary = true;
+    } else if (what == "failed") {
+      std::string rest;
+      std::getline(ls, rest);
+      rep.errors.push_back(rest.empty() ? rest : rest.substr(1));
+    }
+  }
+  if (!summary) {
+    rep.failed = static_cast<int>(pending);
+    rep.errors.push_back("gpualert-send gave no summary: " + first_line(out->err));
+  }
+  return rep;
+}
+
+}  // namespace gpualert::notify
