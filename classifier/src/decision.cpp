@@ -748,11 +748,13 @@ bool Decider::done_but_bad(Facts& facts) {
     }
   }
   // 2. A handful of steps.
-  if (steps >= 1 && steps <= 5 && (P.have_step || L.count() > 0)) {
+  // Only counted steps count: frameworks log the loss every N steps, so a few loss
+  // lines alone do not prove a few steps.
+  if (steps >= 1 && steps <= 3 && (P.have_step || P.total_steps)) {
     v_.shows.push_back("training stopped after " + std::to_string(steps) + " step(s)" +
                        (P.total_steps ? " (the run planned " + std::to_string(P.total_steps) + ")" : ""));
     if (L.count()) v_.shows.push_back(std::to_string(L.count()) + " loss value(s) were printed");
-    return decide("undertrained", P.have_step || P.total_steps ? 0.7 : 0.55, "");
+    return decide("undertrained", P.have_step && P.total_steps ? 0.75 : 0.65, "");
   }
   // 3. The loss did not go down.
   const bool flat_long = tr.trend == LossTracker::Trend::flat && L.finite_count() >= 20 &&

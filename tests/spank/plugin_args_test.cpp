@@ -1,0 +1,25 @@
+#include "plugin_args.hpp"
+
+#include <gtest/gtest.h>
+
+using gpualert::spank::parse_plugin_args;
+
+TEST(PluginArgs, KnownKeysAndDefaults) {
+  const char* argv[] = {"default=on", "spool=/srv/gpualert", "conf=/etc/ga.conf"};
+  const auto a = parse_plugin_args(3, const_cast<char**>(argv));
+  EXPECT_TRUE(a.default_on);
+  EXPECT_EQ(a.spool, "/srv/gpualert");
+  EXPECT_EQ(a.conf, "/etc/ga.conf");
+  EXPECT_TRUE(a.errors.empty());
+  const auto d = parse_plugin_args(0, nullptr);
+  EXPECT_FALSE(d.default_on);
+  EXPECT_EQ(d.spool, "/var/spool/gpualert");
+}
+
+TEST(PluginArgs, UnknownKeysAndBadValuesAreReportedNotFatal) {
+  const char* argv[] = {"colour=blue", "default=maybe", "spool=relative", "spool=/a/../b"};
+  const auto a = parse_plugin_args(4, const_cast<char**>(argv));
+  EXPECT_EQ(a.errors.size(), 4u);
+  EXPECT_EQ(a.spool, "/var/spool/gpualert");  // the bad values left the defaults
+  EXPECT_FALSE(a.default_on);
+}
