@@ -151,7 +151,8 @@ int main(int argc, char** argv) {
     mi.to = settings.to;
     mi.budget = settings.attach_budget;
     mi.tail_lines = settings.tail_lines;
-    const notify::Message msg = report::build_message(v, jf.facts, mi);
+    notify::Message msg = report::build_message(v, jf.facts, mi);
+    msg.extra_headers.push_back({"X-Gpualert-Job", std::to_string(env->job)});
     const report::Delivery d = report::deliver(msg, settings);
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
   } catch (const std::exception& e) {

@@ -25,18 +25,20 @@ if ! pgrep -x systemd-journal >/dev/null 2>&1; then echo "SKIP: systemd-journald
 fi
 t0=$(( $(date +%s) - 1 ))
 tag="gpualert-test-$$"
-printf 'MESSAGE=NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus.\nSYSLOG_IDENTIFIER=%s\n' "$tag" | logger --journald || { echo "FAIL: logger --journald"; exit 1; }
-printf 'MESSAGE=Out of memory: Killed process 4343 (python3) total-vm:123kB, anon-rss:100kB\nSYSLOG_IDENTIFIER=%s\n' "$tag" | logger --journald
+xpid=$$
+opid=$(( $$ + 1 ))
+printf 'MESSAGE=NVRM: Xid (PCI:0000:3b:00): 79, pid=%s, name=python, GPU has fallen off the bus.\nSYSLOG_IDENTIFIER=%s\n' "$xpid" "$tag" | logger --journald || { echo "FAIL: logger --journald"; exit 1; }
+printf 'MESSAGE=Out of memory: Killed process %s (python3) total-vm:123kB, anon-rss:100kB\nSYSLOG_IDENTIFIER=%s\n' "$opid" "$tag" | logger --journald
 printf 'MESSAGE=an unrelated message\nSYSLOG_IDENTIFIER=%s\n' "$tag" | logger --journald
 sleep 0.5
 t1=$(( $(date +%s) + 2 ))
 out=$("$PROBE" "$t0" "$t1")
 echo "$out"
 echo "$out" | grep -q "^read journal" || { echo "FAIL: the journal was not read"; exit 1; }
-echo "$out" | grep -q "xid=79 blame=hardware | NVRM: Xid (PCI:0000:3b:00): 79" || { echo "FAIL: Xid 79 not read back"; exit 1; }
-echo "$out" | grep -q "Killed process 4343" || { echo "FAIL: OOM record not read back"; exit 1; }
+echo "$out" | grep -q "xid=79 blame=hardware | NVRM: Xid (PCI:0000:3b:00): 79, pid=$xpid," || { echo "FAIL: Xid 79 not read back"; exit 1; }
+echo "$out" | grep -q "Killed process $opid " || { echo "FAIL: OOM record not read back"; exit 1; }
 echo "$out" | grep -q "unrelated" && { echo "FAIL: an irrelevant message was returned"; exit 1; }
 # A window before the injection returns none of them.
 before=$("$PROBE" $(( t0 - 100 )) $(( t0 - 50 )))
-echo "$before" | grep -q "pid=4242" && { echo "FAIL: the time window was not applied"; exit 1; }
+echo "$before" | grep -q "pid=$xpid," && { echo "FAIL: the time window was not applied"; exit 1; }
 echo "PASS"

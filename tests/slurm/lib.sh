@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared helpers for tests/slurm/*.sh. Source it; do not run it.
 #
 # Everything here is about a throw-away Slurm 22.05 test cluster on this machine:
@@ -278,7 +278,7 @@ netns_down() {
 
 hosts_add() { # ADDR NAME: one /etc/hosts line tagged as ours (idempotent)
   local addr=$1 name=$2
-  grep -qE "^$addr[[:space:]]+$name[[:space:]]+$GA_HOSTS_TAG\$" /etc/hosts && return 0
+  grep -qE "^${addr}[[:space:]]+${name}[[:space:]]+${GA_HOSTS_TAG}\$" /etc/hosts && return 0
   hosts_clear_name "$name"
   printf '%s\t%s\t%s\n' "$addr" "$name" "$GA_HOSTS_TAG" >>/etc/hosts
 }

@@ -84,7 +84,7 @@ fi
 
 out=$(as_user sbatch --parsable -o /dev/null --wrap "true") || die "sbatch failed"
 id2=${out%%;*}
-st2=$(final "$id2") || true
+final "$id2" >/dev/null || true
 check "job $id2 without --gaprobe: job_epilog still runs (plugin loaded for every job)" want_epilogs "$id2" 1
 check "job $id2 without --gaprobe: spank_option_getopt fails in job_epilog" grep -q "^hook=job_epilog ctx=job_script job=$id2 .* opt=<unset:[0-9]*>$" "$W/log/hooks.log"
 
@@ -97,7 +97,7 @@ check "job $id2b with bare --gaprobe: job_epilog getopt gives the literal '(null
 lap "plugin ON checks done"
 
 # ---------------------------------------------------------------- 2. plugin off
-GPUALERT_PLUGSTACK_LINE= PROBE=0 "$HERE/restart_slurmd.sh" >/dev/null
+GPUALERT_PLUGSTACK_LINE='' PROBE=0 "$HERE/restart_slurmd.sh" >/dev/null
 lap "plugin OFF (restart_slurmd.sh)"
 check "srun --gaprobe is rejected" sh -c "! (cd /tmp && runuser -u $U -- srun --gaprobe true) 2>/dev/null"
 out=$(as_user sbatch --parsable -o /dev/null --wrap "true") || die "sbatch failed"

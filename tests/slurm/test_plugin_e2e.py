@@ -1,0 +1,229 @@
+"""gpualert.so and gpualert-epilog against a real Slurm cluster on loopback.
+
+Stands the cluster up with cluster_up.sh (plugin in plugstack.conf before
+slurmd starts), runs real jobs as the unprivileged user alice with and without
+--gpualert, and checks: Slurm records the same state and exit code either way;
+alice's own output files are byte-identical; the task log exists in the spool;
+exactly one message per job reaches a real SMTP server with the right class.
+"""
+import email
+import email.policy
+import glob
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SO = os.environ.get("GPUALERT_SPANK_SO", "")
+HELPER = os.environ.get("GPUALERT_EPILOG_BIN", "")
+SMTP_SERVER = os.environ.get("SMTP_SERVER", "")
+PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
+SPOOL = "/var/spool/gpualert-test"
+USER = "alice"
+SLOW = os.environ.get("GPUALERT_SLURM_SLOW", "1") == "1"  # the TIMEOUT case takes ~90 s
+
+state = {}
+
+
+def sh(cmd, check=True, timeout=300, env=None):
+    p = subprocess.run(cmd, shell=isinstance(cmd, str), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, env=env)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s %s" % (cmd, p.returncode, p.stdout.decode()[-2000:],
+                                                       p.stderr.decode()[-2000:]))
+    return p
+
+
+def as_user(cmd, timeout=300, check=False):
+    """Runs a shell command as alice in her work directory; returns the CompletedProcess."""
+    full = ["runuser", "-u", USER, "--", "bash", "-lc", "cd %s && %s" % (state["work"], cmd)]
+    return sh(full, check=check, timeout=timeout)
+
+
+def sacct(job):
+    """(State, ExitCode) once the job has a final state."""
+    final = None
+    for _ in range(240):
+        out = sh(["sacct", "-j", str(job), "-X", "-n", "-P", "-o", "State,ExitCode"], check=False).stdout.decode()
+        line = out.strip().splitlines()[0] if out.strip() else ""
+        st = line.split("|")[0].split(" ")[0] if line else ""
+        if st and st not in ("PENDING", "RUNNING", "COMPLETING", "REQUEUED", "CONFIGURING"):
+            final = (st, line.split("|")[1])
+            break
+        time.sleep(0.5)
+    return final
+
+
+def read_messages(job):
+    out = []
+    for f in sorted(glob.glob(os.path.join(state["maildir"], "*.eml"))):
+        with open(f, "rb") as fh:
+            m = email.message_from_bytes(fh.read(), policy=email.policy.default)
+        if m["X-Gpualert-Job"] == str(job):
+            out.append(m)
+    return out
+
+
+def messages_for(job, want=1, wait=90):
+    """Messages whose X-Gpualert-Job header names JOB: waits for WANT, then a
+    little longer so that a duplicate would be seen too."""
+    deadline = time.time() + wait
+    while time.time() < deadline and len(read_messages(job)) < want:
+        time.sleep(0.5)
+    time.sleep(2)
+    return read_messages(job)
+
+
+def job_id(submit_output):
+    for word in submit_output.split():
+        if word.isdigit():
+            return int(word)
+    raise RuntimeError("no job id in %r" % submit_output)
+
+
+def setUpModule():
+    if os.geteuid() != 0:
+        raise unittest.SkipTest("needs root to stand up Slurm")
+    for path in (SO, HELPER, SMTP_SERVER):
+        if not path or not os.path.exists(path):
+            raise unittest.SkipTest("missing %r (build the plugin first)" % path)
+    state["tmp"] = tempfile.mkdtemp(prefix="gpualert-slurm-")
+    os.chmod(state["tmp"], 0o755)
+    state["maildir"] = os.path.join(state["tmp"], "maildir")
+    srv = subprocess.Popen([PYTHON, SMTP_SERVER, "--port", "0", "--maildir", state["maildir"], "--lifetime", "3000"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = srv.stdout.readline().decode()
+    assert line.startswith("PORT "), line
+    state["smtp"] = srv
+    conf = os.path.join(state["tmp"], "site.conf")
+    with open(conf, "w") as f:
+        f.write("smtp_url = smtp://127.0.0.1:%s\nsend_timeout = 10\nfrom = gpualert@cluster.test\n"
+                % line.split()[1])
+    shutil.rmtree(SPOOL, ignore_errors=True)
+    plug = "optional %s spool=%s conf=%s helper=%s" % (SO, SPOOL, conf, HELPER)
+    env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=plug, NODES="1")
+    t0 = time.time()
+    up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
+    if up.returncode != 0:
+        raise RuntimeError("cluster_up.sh failed:\n%s\n%s" % (up.stdout.decode()[-3000:], up.stderr.decode()[-3000:]))
+    state["bringup_s"] = time.time() - t0
+    pw = pwd.getpwnam(USER)
+    state["work"] = os.path.join(state["tmp"], "work")
+    os.makedirs(state["work"])
+    os.chown(state["work"], pw.pw_uid, pw.pw_gid)
+
+
+def tearDownModule():
+    if "smtp" in state:
+        state["smtp"].send_signal(signal.SIGTERM)
+        state["smtp"].wait(timeout=10)
+    if os.environ.get("GPUALERT_KEEP_CLUSTER") != "1":
+        sh([os.path.join(HERE, "cluster_down.sh")], check=False)
+    shutil.rmtree(state.get("tmp", "/nonexistent"), ignore_errors=True)
+
+
+class PluginOnRealSlurm(unittest.TestCase):
+    maxDiff = None
+
+    def pair(self, args, script, expect_class, files=()):
+        """Runs the same job without and with --gpualert; compares Slurm's view and the user's files."""
+        results = []
+        for flag in ("", "--gpualert=alice@example.org"):
+            for f in files:
+                p = os.path.join(state["work"], f)
+                if os.path.exists(p):
+                    os.unlink(p)
+            p = as_user("sbatch --parsable %s %s %s" % (flag, args, script), timeout=60, check=True)
+            jid = job_id(p.stdout.decode())
+            acct = sacct(jid)
+            outputs = {}
+            for f in files:
+                path = os.path.join(state["work"], f.replace("%j", str(jid)))
+                with open(path, "rb") as fh:
+                    outputs[f] = fh.read()
+            results.append((jid, acct, outputs))
+        (j0, a0, o0), (j1, a1, o1) = results
+        self.assertIsNotNone(a1, "job %d never reached a final state" % j1)
+        self.assertEqual(a0, a1, "Slurm's record differs with --gpualert")
+        self.assertEqual(o0, o1, "the user's output files differ with --gpualert")
+        msgs = messages_for(j1)
+        self.assertEqual(len(msgs), 1, "expected exactly one message for job %d, got %d" % (j1, len(msgs)))
+        self.assertEqual(messages_for(j0, want=0, wait=1), [], "a job without --gpualert was notified")
+        m = msgs[0]
+        self.assertEqual(m["X-Gpualert-Class"], expect_class, m.get_body(("plain",)).get_content()[:3000])
+        logs = glob.glob(os.path.join(SPOOL, "jobs", str(j1), "*.log"))
+        self.assertTrue(logs, "no task log in the spool for job %d" % j1)
+        return j1, a1, m
+
+    def test_01_success(self):
+        self.pair("-o out.txt -e err.txt",
+                  "--wrap 'for i in 1 2 3 4 5 6; do echo step $i loss 0.$((9-i)); echo warn $i >&2; done'",
+                  "healthy", files=("out.txt", "err.txt"))
+
+    def test_02_exit_3(self):
+        _, acct, _ = self.pair("", "--wrap 'echo working; exit 3'", "unknown")
+        self.assertEqual(acct, ("FAILED", "3:0"))
+
+    def test_03_python_traceback(self):
+        _, _, m = self.pair("", "--wrap \"%s -c 'd={}; d[\\\"lr\\\"]'\"" % PYTHON, "traceback")
+        self.assertIn("KeyError", m.get_body(("plain",)).get_content())
+
+    def test_04_segfault(self):
+        self.pair("", "--wrap \"%s -c 'import ctypes; ctypes.string_at(0)'\"" % PYTHON, "segfault")
+
+    def test_05_sigkill(self):
+        self.pair("", "--wrap 'kill -KILL $$'", "signal_kill")
+
+    def test_06_memory_hog(self):
+        hog = "%s -c 'import time; x = bytearray(700 * 1024 * 1024); time.sleep(30)'" % PYTHON
+        self.pair("--mem=100M", "--wrap \"srun %s\"" % hog, "oom_killer")
+
+    def test_07_missing_binary(self):
+        j, acct, m = self.pair("", "--wrap 'srun no-such-binary-xyz'", "missing_module")
+        logs = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(SPOOL, "jobs", str(j), "*.log")))
+        self.assertIn("no-such-binary-xyz", logs)
+
+    def test_08_scancel(self):
+        jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'echo started; sleep 300'",
+                             check=True).stdout.decode())
+        time.sleep(4)
+        sh(["scancel", str(jid)])
+        self.assertEqual(sacct(jid)[0], "CANCELLED")
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1)
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "cancelled")
+
+    @unittest.skipUnless(SLOW, "GPUALERT_SLURM_SLOW=0")
+    def test_09_timeout(self):
+        jid = job_id(as_user("sbatch --parsable --time=1 --gpualert=alice@example.org "
+                             "--wrap 'for i in $(seq 1 300); do echo step $i loss 1.0; sleep 1; done'",
+                             check=True).stdout.decode())
+        self.assertEqual(sacct(jid)[0], "TIMEOUT")
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1)
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "timeout")
+
+    def test_10_batch_three_steps_second_fails(self):
+        script = os.path.join(state["work"], "three.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/bash\n#SBATCH --gpualert=alice@example.org\nsrun echo first\n"
+                    "srun %s -c 'import sys; print(\"second\"); sys.exit(5)'\nsrun echo third\n" % PYTHON)
+        os.chmod(script, 0o755)
+        jid = job_id(as_user("sbatch --parsable %s" % script, check=True).stdout.decode())
+        acct = sacct(jid)
+        self.assertIsNotNone(acct)
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1, "one message per job, not one per step")
+        body = msgs[0].get_body(("plain",)).get_content()
+        self.assertIn("step 1", body)
+        self.assertIn("exit 5", body)
+
+
+if __name__ == "__main__":
+    unittest.main()
