@@ -104,7 +104,9 @@ void run_command(const RunOptions& o) {
   if (rd) {
     in.run_json = rd->run_json;
     in.verdict_json = rd->verdict_json;
+    in.streams = rd->streams;
   }
+  in.child_pid = res.pid;
   in.log_error = log_error;
   in.quiet = o.quiet;
   try {

@@ -16,6 +16,7 @@
 #include "gpualert/common/wait_status.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
+#include "gpualert/report/run_evidence.hpp"
 #include "run_record.hpp"
 
 namespace gpualert::cli {
@@ -37,6 +38,9 @@ classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& pro
   classify::RunStatus status;
   if (in.facts.wait_status) status.exit_code = signed_exit_code(*in.facts.wait_status);
   status.exec_failed = in.facts.exec_failed;
+  if (in.child_pid > 0) status.pids.push_back(in.child_pid);
+  if (in.settings.kernel_events) report::add_kernel_events(status, in.facts.started, in.facts.ended, problems);
+  if (!in.streams.empty()) status.seconds_silent_before_end = report::silence_before_end(in.streams, in.facts.duration);
   const auto classifier = load_classifier(in.settings, problems);
   if (in.facts.log.empty()) return classifier.classify_text("", status);
   return classifier.classify_file(in.facts.log, status);

@@ -15,6 +15,8 @@ struct PostRunInput {
   report::RunFacts facts;
   config::Settings settings;
   std::filesystem::path run_json, verdict_json;  // empty when there is no run directory
+  std::filesystem::path streams;                  // output.streams: the capture's timeline
+  int child_pid = 0;
   std::string log_error;
   bool quiet = false;
 };

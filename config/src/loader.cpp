@@ -16,7 +16,7 @@ namespace {
 const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
-    "attach_budget", "tail_lines", "artifact"};
+    "attach_budget", "tail_lines", "artifact", "kernel_events"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -142,6 +142,10 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto n = parse_size(value);
     if (!n || *n > 10000) return bad("expected a number of lines (0-10000)");
     s_.tail_lines = static_cast<int>(*n);
+  } else if (key == "kernel_events") {
+    const auto b = parse_bool(value);
+    if (!b) return bad("must be yes or no");
+    s_.kernel_events = *b;
   } else if (key == "artifact") {
     s_.artifacts.push_back(value);
   } else {

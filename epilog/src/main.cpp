@@ -21,6 +21,7 @@
 #include "gpualert/config/loader.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
+#include "gpualert/report/run_evidence.hpp"
 #include "gpualert/spool/spool_dir.hpp"
 #include "job_env.hpp"
 #include "job_facts.hpp"
@@ -79,6 +80,8 @@ bool claim_notification(const spool::DirFd& dir, int restart_count) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // slurmd gives epilogs no PATH; the tools below are found in the usual places.
+  ::setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 0);
   CLI::App app{"gpualert-epilog: diagnose a finished Slurm job and notify its owner"};
   std::string spool_path = "/var/spool/gpualert", conf, to;
   std::optional<std::uint32_t> job;
@@ -141,6 +144,16 @@ int main(int argc, char** argv) {
     classify::RunStatus status;
     status.exit_code = jf.exit_code;
     if (acct.final) status.slurm_state = acct.state;
+    if (settings.kernel_events) {
+      std::vector<std::string> problems;  // the kernel log of this node, for the job's window
+      const auto end = jf.facts.ended.time_since_epoch().count() ? jf.facts.ended : std::chrono::system_clock::now();
+      const auto start = jf.facts.started.time_since_epoch().count() ? jf.facts.started : end - jf.facts.duration;
+      report::add_kernel_events(status, start, end, problems);
+      for (const auto& step : logs.steps)
+        for (const auto& t : step.tasks)
+          if (t.pid > 0) status.pids.push_back(t.pid);
+      for (const auto& p : problems) note(p);
+    }
     const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
     const classify::Verdict v =
         logs.combined.empty() ? classifier.classify_text("", status) : classifier.classify_file(logs.combined, status);

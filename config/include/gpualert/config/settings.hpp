@@ -25,6 +25,7 @@ struct Settings {
   std::filesystem::path state_dir;  // default: $XDG_STATE_HOME/gpualert or ~/.local/state/gpualert
   std::filesystem::path outbox;     // default: <state_dir>/outbox
   std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
+  bool kernel_events = true;  // read the node's journal / kernel log for Xid, ECC and OOM-killer records
 
   // The message.
   std::uint64_t attach_budget = 20ull << 20;  // encoded bytes for all attachments

@@ -1,0 +1,50 @@
+#include "gpualert/report/run_evidence.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "gpualert/events/kernel_events.hpp"
+
+namespace gpualert::report {
+namespace {
+// Kernel records of an OOM kill or an Xid can trail the process's death by a moment.
+constexpr auto kSlack = std::chrono::seconds(5);
+const char* const kKernelLogs[] = {"/var/log/kern.log", "/var/log/messages"};
+
+std::int64_t to_us(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+}  // namespace
+
+void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
+                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems) {
+  events::EventSources src;
+  src.journal = events::journal_supported();
+  for (const char* f : kKernelLogs)
+    if (std::filesystem::exists(f)) src.files.emplace_back(f);
+  const auto rep = events::read_kernel_events_report(from - kSlack, to + kSlack, src);
+  status.start_time_us = to_us(from);
+  status.end_time_us = to_us(to);
+  status.events_collected = rep.any_source();
+  for (const auto& e : rep.events)
+    status.events.push_back({e.has_time() ? to_us(e.time) : 0, e.source, e.text});
+  if (!rep.any_source() && !rep.errors.empty()) problems.push_back("no kernel log could be read: " + rep.errors.front());
+}
+
+std::optional<double> silence_before_end(const std::filesystem::path& streams, std::chrono::milliseconds duration) {
+  std::ifstream in(streams);
+  if (!in) return std::nullopt;
+  std::string line;
+  long long last_ms = -1;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    char tag = 0;
+    long long off = 0, len = 0, ms = -1;
+    if (ls >> tag >> off >> len >> ms && (tag == 'o' || tag == 'e') && ms > last_ms) last_ms = ms;
+  }
+  if (last_ms < 0) return std::nullopt;
+  const double silent = (static_cast<double>(duration.count()) - static_cast<double>(last_ms)) / 1000.0;
+  return silent > 0 ? silent : 0.0;
+}
+
+}  // namespace gpualert::report
