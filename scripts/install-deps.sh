@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config
       libre2-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
-      libgtest-dev libgmock-dev
+      libgtest-dev libgmock-dev libslurm-dev
       python3 python3-aiosmtpd openssl ca-certificates)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -85,7 +85,17 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait) {
       if (r->err.find("disabled") != std::string::npos) return last;
     } else {
       last = parse_sacct(r->out, id);
-      if (last.final) return last;
+      if (last.final) {
+        // slurmdbd fills in the rest of the record (name, limit) a moment after
+        // the state turns final; one more read gets the settled record.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        const auto again = run_program({"sacct", "-j", id, "-n", "-P", "-o", kFormat}, std::chrono::seconds(15));
+        if (again && WIFEXITED(again->wait_status) && WEXITSTATUS(again->wait_status) == 0) {
+          const JobAccounting settled = parse_sacct(again->out, id);
+          if (settled.final) return settled;
+        }
+        return last;
+      }
       if (last.available) last.error = "job still " + last.state + " after waiting";
     }
     if (std::chrono::steady_clock::now() >= deadline) return last;

@@ -22,8 +22,11 @@ fs::path send_program() {
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
     self[n] = '\0';
-    const fs::path beside = fs::path(self).parent_path() / "gpualert-send";
-    if (::access(beside.c_str(), X_OK) == 0) return beside;
+    const fs::path dir = fs::path(self).parent_path();
+    // The build tree keeps every program in one bin/; an installed tree keeps
+    // helpers in <prefix>/libexec/gpualert, wherever the prefix was moved.
+    for (const fs::path& p : {dir / "gpualert-send", dir.parent_path() / "libexec" / "gpualert" / "gpualert-send"})
+      if (::access(p.c_str(), X_OK) == 0) return p;
   }
   return fs::path(GPUALERT_LIBEXECDIR) / "gpualert" / "gpualert-send";
 }

@@ -174,8 +174,9 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
   });
 }
 
-int slurm_spank_task_init_privileged(spank_t sp, int, char**) {
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char** av) {
   return guarded("task_init_privileged", [&] {
+    g_args = gpualert::spank::parse_plugin_args(ac, av);
     if (enabled()) open_task_log(sp);
   });
 }
@@ -203,14 +204,18 @@ int slurm_spank_task_exit(spank_t sp, int, char**) {
   });
 }
 
-int slurm_spank_exit(spank_t sp, int, char**) {
+int slurm_spank_exit(spank_t sp, int ac, char** av) {
   return guarded("exit", [&] {
+    g_args = gpualert::spank::parse_plugin_args(ac, av);
     if (spank_context() == S_CTX_REMOTE && enabled() && !g_tasks.empty()) write_step_record(sp);
   });
 }
 
-int slurm_spank_job_epilog(spank_t sp, int, char**) {
+int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
   return guarded("job_epilog", [&] {
+    // Every hook gets the plugstack arguments; job_epilog runs in a process where
+    // slurm_spank_init may not have run, so they are read again here.
+    g_args = gpualert::spank::parse_plugin_args(ac, av);
     char* arg = nullptr;
     if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
     if (!enabled()) return;

@@ -106,7 +106,18 @@ def setUpModule():
         f.write("smtp_url = smtp://127.0.0.1:%s\nsend_timeout = 10\nfrom = gpualert@cluster.test\n"
                 % line.split()[1])
     shutil.rmtree(SPOOL, ignore_errors=True)
-    plug = "optional %s spool=%s conf=%s helper=%s" % (SO, SPOOL, conf, HELPER)
+    # srun/sbatch load the plugin as alice: it must sit where she can read it
+    # (a build tree under /root is not). The helper needs gpualert-send beside it.
+    inst = "/opt/gpualert-test"
+    shutil.rmtree(inst, ignore_errors=True)
+    os.makedirs(inst + "/lib")
+    os.makedirs(inst + "/bin")
+    for d in (inst, inst + "/lib", inst + "/bin"):
+        os.chmod(d, 0o755)
+    shutil.copy2(SO, inst + "/lib/gpualert.so")
+    shutil.copy2(HELPER, inst + "/bin/gpualert-epilog")
+    shutil.copy2(os.path.join(os.path.dirname(HELPER), "gpualert-send"), inst + "/bin/gpualert-send")
+    plug = "optional %s/lib/gpualert.so spool=%s conf=%s helper=%s/bin/gpualert-epilog" % (inst, SPOOL, conf, inst)
     env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=plug, NODES="1")
     t0 = time.time()
     up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
