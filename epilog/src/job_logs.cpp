@@ -37,7 +37,7 @@ long step_order(const std::string& step) {
   }
 }
 
-std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::vector<std::string>& problems) {
+std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, int restart, std::vector<std::string>& problems) {
   std::vector<spool::StepRecord> out;
   for (const auto& n : list_dir(dir)) {
     if (n.rfind("step-", 0) != 0 || n.size() < 6 || n.substr(n.size() - 5) != ".json") continue;
@@ -48,7 +48,8 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::vector
       continue;
     }
     try {
-      out.push_back(spool::step_from_json(nlohmann::json::parse(*text)));
+      auto rec = spool::step_from_json(nlohmann::json::parse(*text));
+      if (rec.restart == restart) out.push_back(std::move(rec));
     } catch (const std::exception& e) {
       problems.push_back(n + ": malformed step record: " + e.what());
     }
@@ -78,12 +79,12 @@ bool append_file(const spool::DirFd& dir, const std::string& name, int out, std:
 }  // namespace
 
 JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,
-                         const std::vector<std::string>& nodes, std::chrono::seconds wait) {
+                         const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart) {
   JobLogs r;
   const auto deadline = std::chrono::steady_clock::now() + wait;
   for (;;) {
     r.problems.clear();
-    r.steps = read_records(dir, r.problems);
+    r.steps = read_records(dir, restart, r.problems);
     std::set<std::string> seen;
     for (const auto& s : r.steps) seen.insert(s.node);
     r.nodes_seen.assign(seen.begin(), seen.end());
@@ -94,8 +95,9 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 
-  r.combined = dir_path / "combined.log";
-  const int out = ::openat(dir.get(), "combined.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+  const std::string combined = restart > 0 ? "combined.r" + std::to_string(restart) + ".log" : "combined.log";
+  r.combined = dir_path / combined;
+  const int out = ::openat(dir.get(), combined.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
   if (out < 0) {
     r.problems.push_back("cannot write combined.log");
     r.combined.clear();

@@ -22,7 +22,9 @@ struct JobLogs {
 
 // Waits up to WAIT for a step record from every node in NODES (a shared spool
 // fills in as other nodes finish; a node-local one never will).
+// Only records of run RESTART (SLURM_RESTART_COUNT) count: a requeued job's
+// earlier runs are reported by their own helpers.
 JobLogs collect_job_logs(const spool::DirFd& job_dir, const std::filesystem::path& job_dir_path,
-                         const std::vector<std::string>& nodes, std::chrono::seconds wait);
+                         const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart = 0);
 
 }  // namespace gpualert::epilog

@@ -55,17 +55,29 @@ std::vector<std::string> expand_nodelist(const std::string& list) {
   return nodes;
 }
 
-// --mail-user, while slurmctld still remembers the job (MinJobAge).
-std::vector<std::string> mail_user(std::uint32_t job) {
+// What slurmctld still remembers of the job (for MinJobAge): --mail-user, and
+// Restarts=N (more than this run's SLURM_RESTART_COUNT: the job has run again since).
+struct ControllerView {
+  std::vector<std::string> mail_user;
+  std::optional<int> restarts;
+};
+
+ControllerView controller_view(std::uint32_t job) {
+  ControllerView v;
   const auto r = run_program({"scontrol", "-o", "show", "job", std::to_string(job)}, std::chrono::seconds(10));
-  if (!r) return {};
-  const auto pos = r->out.find("MailUser=");
-  if (pos == std::string::npos) return {};
-  const std::string v = r->out.substr(pos + 9, r->out.find(' ', pos) - pos - 9);
-  std::vector<std::string> out;
-  std::string why;
-  if (v == "(null)" || !config::parse_address_list(v, out, why)) return {};
-  return out;
+  if (!r) return v;
+  auto field = [&](const std::string& key) -> std::optional<std::string> {
+    const auto pos = r->out.find(" " + key + "=");
+    if (pos == std::string::npos) return std::nullopt;
+    const auto start = pos + key.size() + 2;
+    return r->out.substr(start, r->out.find_first_of(" \n", start) - start);
+  };
+  if (const auto m = field("MailUser"); m && *m != "(null)") {
+    std::string why;
+    if (!config::parse_address_list(*m, v.mail_user, why)) v.mail_user.clear();
+  }
+  if (const auto n = field("Restarts")) v.restarts = std::atoi(n->c_str());
+  return v;
 }
 
 // Exactly one message per job run, even if the epilog runs twice on this node.
@@ -124,9 +136,16 @@ int main(int argc, char** argv) {
 
     const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait));
     note("accounting: " + (acct.available ? acct.state_detail + " exit " + acct.exit_code : acct.error));
+    const ControllerView ctl = controller_view(env->job);
+    const auto restarts = ctl.restarts;
+    if (acct.requeued || (restarts && *restarts > env->restart_count)) {
+      note("the job was requeued (now " + acct.state + ", restarts " + std::to_string(restarts.value_or(-1)) +
+           "); the helper of its last run reports, once");
+      return 0;
+    }
 
     JobLogs logs;
-    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait));
+    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait), env->restart_count);
     for (const auto& p : logs.problems) note(p);
 
     config::Loader loader;
@@ -134,7 +153,7 @@ int main(int argc, char** argv) {
     if (!conf.empty()) loader.apply_file(conf);
     std::vector<std::string> recipients;
     if (!to.empty()) config::parse_address_list(to, recipients, why);
-    if (recipients.empty()) recipients = mail_user(env->job);
+    if (recipients.empty()) recipients = ctl.mail_user;
     config::Settings settings = loader.settings();
     if (!recipients.empty()) settings.to = recipients;
     else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};

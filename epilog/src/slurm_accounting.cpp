@@ -85,6 +85,12 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait) {
       if (r->err.find("disabled") != std::string::npos) return last;
     } else {
       last = parse_sacct(r->out, id);
+      // The epilog runs after this run ended; a job that is pending or running
+      // again was requeued, and the next run's helper will report on it.
+      if (last.state == "PENDING" || last.state == "REQUEUED" || last.state == "RUNNING") {
+        last.requeued = true;
+        return last;
+      }
       if (last.final) {
         // slurmdbd fills in the rest of the record (name, limit) a moment after
         // the state turns final; one more read gets the settled record.

@@ -18,6 +18,7 @@ struct StepAccounting {
 struct JobAccounting {
   bool available = false;  // sacct answered at all
   bool final = false;      // the state is a final one
+  bool requeued = false;   // after this run's epilog the job is pending/running again
   std::string error;       // why not available / not final
   std::string job_id, name, state, state_detail, exit_code, derived_exit_code;
   std::string elapsed, timelimit, nodelist, partition, user, start, end, workdir;

@@ -15,6 +15,7 @@ SPANK_PLUGIN(gpualert, 1)
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -77,6 +78,13 @@ std::string node_name(spank_t sp) {
   return buf;
 }
 
+// SLURM_RESTART_COUNT from the job's environment (0 for a job's first run).
+int restart_count(spank_t sp) {
+  char buf[32] = {};
+  if (spank_getenv(sp, "SLURM_RESTART_COUNT", buf, sizeof buf) != ESPANK_SUCCESS) return 0;
+  return std::atoi(buf);
+}
+
 template <typename T>
 bool item(spank_t sp, spank_item_t what, T* out) {
   return spank_get_item(sp, what, out) == ESPANK_SUCCESS;
@@ -104,7 +112,8 @@ void open_task_log(spank_t sp) {
     slurm_error("gpualert: job directory for %u unusable: %s", job, why.c_str());
     return;
   }
-  const std::string name = gpualert::spool::task_log_name(gpualert::spool::step_name(step), node_name(sp), task);
+  const std::string name =
+      gpualert::spool::task_log_name(gpualert::spool::step_name(step), node_name(sp), task, restart_count(sp));
   std::string used;
   g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
   if (g_log_fd < 0) {
@@ -128,6 +137,7 @@ void write_step_record(spank_t sp) {
   r.job = job;
   r.step = gpualert::spool::step_name(step);
   r.node = node_name(sp);
+  r.restart = restart_count(sp);
   r.uid = uid;
   r.gid = gid;
   r.started = g_started;
@@ -135,13 +145,13 @@ void write_step_record(spank_t sp) {
   r.to = g_option.to;
   r.tasks = g_tasks;
   for (auto& t : r.tasks) {
-    t.log = gpualert::spool::task_log_name(r.step, r.node, t.task);
+    t.log = gpualert::spool::task_log_name(r.step, r.node, t.task, r.restart);
     t.streams = t.log.substr(0, t.log.size() - 4) + ".streams";
   }
   std::string why;
   auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
   auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, gid, true, why) : std::nullopt;
-  if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node),
+  if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node, r.restart),
                                                 gpualert::spool::to_json(r).dump(1) + "\n", 0, gid, why))
     slurm_error("gpualert: step record for %u.%s not written: %s", job, r.step.c_str(), why.c_str());
 }

@@ -11,12 +11,16 @@ std::string step_name(std::uint32_t stepid) {
   return std::to_string(stepid);
 }
 
-std::string step_file_name(const std::string& step, const std::string& node) {
-  return "step-" + safe_component(step) + "." + safe_component(node) + ".json";
+namespace {
+std::string run_prefix(int restart) { return restart > 0 ? "r" + std::to_string(restart) + "." : ""; }
+}  // namespace
+
+std::string step_file_name(const std::string& step, const std::string& node, int restart) {
+  return "step-" + run_prefix(restart) + safe_component(step) + "." + safe_component(node) + ".json";
 }
 
-std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task) {
-  return safe_component(step) + "." + safe_component(node) + "." + std::to_string(task) + ".log";
+std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task, int restart) {
+  return run_prefix(restart) + safe_component(step) + "." + safe_component(node) + "." + std::to_string(task) + ".log";
 }
 
 nlohmann::json to_json(const StepRecord& r) {
@@ -26,8 +30,9 @@ nlohmann::json to_json(const StepRecord& r) {
     if (t.wait_status) tj["wait_status"] = *t.wait_status;
     tasks.push_back(tj);
   }
-  return {{"job", r.job},         {"step", r.step},   {"node", r.node}, {"uid", r.uid},   {"gid", r.gid},
-          {"started", r.started}, {"ended", r.ended}, {"to", r.to},     {"tasks", tasks}};
+  return {{"job", r.job},   {"step", r.step},       {"node", r.node},   {"restart", r.restart},
+          {"uid", r.uid},   {"gid", r.gid},         {"started", r.started}, {"ended", r.ended},
+          {"to", r.to},     {"tasks", tasks}};
 }
 
 StepRecord step_from_json(const nlohmann::json& j) {
@@ -35,6 +40,7 @@ StepRecord step_from_json(const nlohmann::json& j) {
   r.job = j.at("job").get<std::uint32_t>();
   r.step = j.at("step").get<std::string>();
   r.node = j.at("node").get<std::string>();
+  r.restart = j.value("restart", 0);
   r.uid = j.value("uid", 0u);
   r.gid = j.value("gid", 0u);
   r.started = j.value("started", "");

@@ -118,6 +118,7 @@ def setUpModule():
     shutil.copy2(HELPER, inst + "/bin/gpualert-epilog")
     shutil.copy2(os.path.join(os.path.dirname(HELPER), "gpualert-send"), inst + "/bin/gpualert-send")
     plug = "optional %s/lib/gpualert.so spool=%s conf=%s helper=%s/bin/gpualert-epilog" % (inst, SPOOL, conf, inst)
+    state["plug"] = plug
     env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=plug, NODES="1")
     t0 = time.time()
     up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
@@ -234,6 +235,56 @@ class PluginOnRealSlurm(unittest.TestCase):
         body = msgs[0].get_body(("plain",)).get_content()
         self.assertIn("step 1", body)
         self.assertIn("exit 5", body)
+
+    def test_11_bad_option_value_is_refused_before_queueing(self):
+        before = sh("squeue -h -t all -u %s | wc -l" % USER).stdout
+        for bad in ("../../etc", "evil@example.org$(reboot)"):
+            p = as_user("sbatch --parsable '--gpualert=%s' --wrap true" % bad)
+            self.assertNotEqual(p.returncode, 0, "sbatch accepted --gpualert=%s" % bad)
+            self.assertIn(b"--gpualert", p.stderr)
+        self.assertEqual(sh("squeue -h -t all -u %s | wc -l" % USER).stdout, before, "a job was queued")
+
+    def test_12_requeued_job_is_reported_once_by_its_last_run(self):
+        script = ("echo run $SLURM_RESTART_COUNT; if [ \"$SLURM_RESTART_COUNT\" = 0 ]; then sleep 300; fi; "
+                  "for i in 1 2 3 4 5; do echo step $i loss 0.$((9-i)); done")
+        jid = job_id(as_user("sbatch --parsable --requeue --gpualert=alice@example.org --wrap '%s'" % script,
+                             check=True).stdout.decode())
+        for _ in range(60):
+            if sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip() == b"RUNNING":
+                break
+            time.sleep(0.5)
+        time.sleep(2)
+        sh(["scontrol", "requeue", str(jid)])
+        for _ in range(60):  # a requeued job waits two minutes by default; let it start now
+            if sh(["scontrol", "update", "jobid=%d" % jid, "starttime=now"], check=False).returncode == 0 and \
+                    sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip() in (b"RUNNING", b""):
+                break
+            time.sleep(1)
+        self.assertEqual(sacct(jid)[0], "COMPLETED")
+        msgs = messages_for(jid, wait=120)
+        self.assertEqual(len(msgs), 1, "one message for the requeued job, from its last run")
+        body = msgs[0].get_body(("plain",)).get_content()
+        self.assertIn("restarts: 1", body)
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "healthy", body[:2000])
+
+    def test_99_two_nodes_one_verdict(self):
+        # A second slurmd in its own network namespace; both nodes write to this
+        # machine's spool, which is then what a shared spool looks like.
+        env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=state["plug"], NODES="2")
+        up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
+        if up.returncode != 0:
+            self.fail("two-node bring-up failed: %s" % up.stderr.decode()[-2000:])
+        jid = job_id(as_user("sbatch --parsable -N2 --gpualert=alice@example.org "
+                             "--wrap 'srun -N2 -n2 bash -c \"echo rank $SLURM_PROCID on $(hostname); "
+                             "[ $SLURM_PROCID = 1 ] && exit 7; exit 0\"'", check=True).stdout.decode())
+        acct = sacct(jid)
+        self.assertEqual(acct[0], "FAILED")
+        msgs = messages_for(jid, wait=120)
+        self.assertEqual(len(msgs), 1, "one message per job, from the first node only")
+        body = msgs[0].get_body(("plain",)).get_content()
+        self.assertIn("step 0 on vm:", body)
+        self.assertIn("step 0 on vm2:", body)
+        self.assertIn("exit 7", body)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ struct StepRecord {
   std::uint32_t job = 0;
   std::string step;  // "0", "1", "batch", "extern"
   std::string node;
+  int restart = 0;  // SLURM_RESTART_COUNT: a requeued job runs again under the same id
   std::uint32_t uid = 0, gid = 0;
   std::string started, ended;      // ISO-8601 UTC
   std::vector<std::string> to;     // from --gpualert=a@b,c@d
@@ -31,8 +32,9 @@ struct StepRecord {
 
 // "batch" for SLURM_BATCH_SCRIPT, "extern" for SLURM_EXTERN_CONT, else the number.
 std::string step_name(std::uint32_t stepid);
-std::string step_file_name(const std::string& step, const std::string& node);
-std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task);
+// Runs after the first of a requeued job get an "r<N>." prefix, so no run's files replace another's.
+std::string step_file_name(const std::string& step, const std::string& node, int restart = 0);
+std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task, int restart = 0);
 
 nlohmann::json to_json(const StepRecord& r);
 // Throws nlohmann::json::exception on a malformed record.
