@@ -19,9 +19,13 @@ std::optional<std::chrono::system_clock::time_point> parse_local_time(const std:
   return std::chrono::system_clock::from_time_t(t);
 }
 
-// The task whose status decides: the batch script's when there is one (it is
-// what Slurm reports), else the first task that failed, else any task.
+// The task whose status decides: the first one that failed in any step (a batch
+// script that carries on after a failed srun still had a failure: Slurm's derived
+// exit code), else the batch script's, else any task's.
 std::optional<int> deciding_status(const JobLogs& logs) {
+  for (const auto& s : logs.steps)
+    for (const auto& t : s.tasks)
+      if (t.wait_status && *t.wait_status != 0) return t.wait_status;
   for (const auto& s : logs.steps)
     if (s.step == "batch")
       for (const auto& t : s.tasks)

@@ -105,8 +105,10 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
   }
   for (const auto& s : r.steps) {
     for (const auto& t : s.tasks) {
-      const std::string header = "==> step " + s.step + ", node " + s.node + ", task " + std::to_string(t.task) +
-                                 " (" + t.log + ") <==\n";
+      // Worded so that no progress parser mistakes it for a training step.
+      const std::string where = s.step == "batch" ? std::string("batch script") : "srun #" + s.step;
+      const std::string header = "==> " + t.log + ": " + where + ", node " + s.node + ", task " +
+                                 std::to_string(t.task) + " <==\n";
       if (::write(out, header.data(), header.size()) == static_cast<ssize_t>(header.size()))
         r.combined_bytes += header.size();
       if (!append_file(dir, t.log, out, r.combined_bytes)) r.problems.push_back(t.log + " is missing");

@@ -134,11 +134,14 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait));
+    ControllerView ctl = controller_view(env->job);
+    const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait), [&] {
+      ctl = controller_view(env->job);
+      return ctl.restarts && *ctl.restarts > env->restart_count;
+    });
     note("accounting: " + (acct.available ? acct.state_detail + " exit " + acct.exit_code : acct.error));
-    const ControllerView ctl = controller_view(env->job);
     const auto restarts = ctl.restarts;
-    if (acct.requeued || (restarts && *restarts > env->restart_count)) {
+    if (acct.requeued) {
       note("the job was requeued (now " + acct.state + ", restarts " + std::to_string(restarts.value_or(-1)) +
            "); the helper of its last run reports, once");
       return 0;

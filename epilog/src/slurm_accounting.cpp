@@ -70,7 +70,8 @@ JobAccounting parse_sacct(const std::string& text, const std::string& job) {
   return a;
 }
 
-JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait) {
+JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
+                        const std::function<bool()>& requeued_since) {
   const std::string id = std::to_string(job);
   const auto deadline = std::chrono::steady_clock::now() + max_wait;
   JobAccounting last;
@@ -85,9 +86,9 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait) {
       if (r->err.find("disabled") != std::string::npos) return last;
     } else {
       last = parse_sacct(r->out, id);
-      // The epilog runs after this run ended; a job that is pending or running
-      // again was requeued, and the next run's helper will report on it.
-      if (last.state == "PENDING" || last.state == "REQUEUED" || last.state == "RUNNING") {
+      // Accounting lags the job by a moment (it may still say RUNNING here), so
+      // only Slurm's own word counts as a requeue.
+      if (last.state == "REQUEUED" || (requeued_since && requeued_since())) {
         last.requeued = true;
         return last;
       }

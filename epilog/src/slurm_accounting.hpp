@@ -4,6 +4,7 @@
 // still look like a plain SIGTERM to the tasks).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +32,10 @@ JobAccounting parse_sacct(const std::string& text, const std::string& job);
 
 bool is_final_state(const std::string& state);
 
-// Polls sacct until the state is final or MAX_WAIT passes.
-JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait);
+// Polls sacct until the state is final or MAX_WAIT passes. REQUEUED_SINCE is
+// asked on every round (e.g. slurmctld's restart count): when it says yes, the
+// job has run again and polling stops with `requeued` set.
+JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
+                        const std::function<bool()>& requeued_since = {});
 
 }  // namespace gpualert::epilog

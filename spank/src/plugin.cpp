@@ -113,7 +113,7 @@ void open_task_log(spank_t sp) {
     return;
   }
   const std::string name =
-      gpualert::spool::task_log_name(gpualert::spool::step_name(step), node_name(sp), task, restart_count(sp));
+      gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, restart_count(sp));
   std::string used;
   g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
   if (g_log_fd < 0) {
@@ -145,7 +145,7 @@ void write_step_record(spank_t sp) {
   r.to = g_option.to;
   r.tasks = g_tasks;
   for (auto& t : r.tasks) {
-    t.log = gpualert::spool::task_log_name(r.step, r.node, t.task, r.restart);
+    t.log = gpualert::spool::task_log_name(r.step, t.task, r.restart);
     t.streams = t.log.substr(0, t.log.size() - 4) + ".streams";
   }
   std::string why;

@@ -19,8 +19,8 @@ std::string step_file_name(const std::string& step, const std::string& node, int
   return "step-" + run_prefix(restart) + safe_component(step) + "." + safe_component(node) + ".json";
 }
 
-std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task, int restart) {
-  return run_prefix(restart) + safe_component(step) + "." + safe_component(node) + "." + std::to_string(task) + ".log";
+std::string task_log_name(const std::string& step, std::uint32_t task, int restart) {
+  return run_prefix(restart) + safe_component(step) + ".task" + std::to_string(task) + ".log";
 }
 
 nlohmann::json to_json(const StepRecord& r) {

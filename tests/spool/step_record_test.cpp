@@ -12,15 +12,16 @@ TEST(StepRecord, RoundTripsThroughJson) {
   r.uid = 1001;
   r.gid = 1001;
   r.to = {"a@b"};
-  r.tasks.push_back({0, 4242, 35584, task_log_name(r.step, r.node, 0), ""});
-  r.tasks.push_back({1, 4243, std::nullopt, task_log_name(r.step, r.node, 1), ""});
+  r.tasks.push_back({0, 4242, 35584, task_log_name(r.step, 0), ""});
+  r.tasks.push_back({1, 4243, std::nullopt, task_log_name(r.step, 1), ""});
   const StepRecord back = step_from_json(to_json(r));
   EXPECT_EQ(back.step, "batch");
   EXPECT_EQ(back.node, "gpu041");
   ASSERT_EQ(back.tasks.size(), 2u);
   EXPECT_EQ(back.tasks[0].wait_status, 35584);
   EXPECT_FALSE(back.tasks[1].wait_status);
-  EXPECT_EQ(back.tasks[0].log, "batch.gpu041.0.log");
+  EXPECT_EQ(back.tasks[0].log, "batch.task0.log");
+  EXPECT_EQ(task_log_name("0", 3, 2), "r2.0.task3.log");
   EXPECT_EQ(back.to, std::vector<std::string>{"a@b"});
 }
 

@@ -34,7 +34,9 @@ struct StepRecord {
 std::string step_name(std::uint32_t stepid);
 // Runs after the first of a requeued job get an "r<N>." prefix, so no run's files replace another's.
 std::string step_file_name(const std::string& step, const std::string& node, int restart = 0);
-std::string task_log_name(const std::string& step, const std::string& node, std::uint32_t task, int restart = 0);
+// Global task ids are unique within a step across all its nodes, so the name
+// needs no node (which a task cannot always learn reliably before it execs).
+std::string task_log_name(const std::string& step, std::uint32_t task, int restart = 0);
 
 nlohmann::json to_json(const StepRecord& r);
 // Throws nlohmann::json::exception on a malformed record.
