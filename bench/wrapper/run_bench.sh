@@ -76,6 +76,6 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   echo "| through \`\\| cat >\` (one pipe hop) | $pipe_w | $(mbps "$pipe_w") | $viapipe |"
   echo "| through \`gpualert run\` (to a file and the durable log) | $wrapped_w | $(mbps "$wrapped_w") | $wrapped |"
   echo
-  echo "Bytes: wrapper output $outsize, durable log $logsize (both must be 1073741824)."
+  echo "Bytes: wrapper output $outsize (must be 1073741824, the input); durable log $logsize (the output plus the writer's one stderr line)."
 } > "$root/bench/RESULTS.md"
 cat "$root/bench/RESULTS.md"
