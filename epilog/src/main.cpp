@@ -129,10 +129,6 @@ int main(int argc, char** argv) {
       note("not the job's first node (" + nodes.front() + "); that node's helper notifies");
       return 0;
     }
-    if (dir && !claim_notification(*dir, env->restart_count)) {
-      note("this job run was already notified");
-      return 0;
-    }
 
     ControllerView ctl = controller_view(env->job);
     const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait), [&] {
@@ -144,6 +140,12 @@ int main(int argc, char** argv) {
     if (acct.requeued) {
       note("the job was requeued (now " + acct.state + ", restarts " + std::to_string(restarts.value_or(-1)) +
            "); the helper of its last run reports, once");
+      return 0;
+    }
+    // Claimed only now: the helper of a run that was requeued must not take the
+    // marker its job's last run needs (both see the same restart count).
+    if (dir && !claim_notification(*dir, env->restart_count)) {
+      note("this job run was already notified");
       return 0;
     }
 

@@ -40,6 +40,7 @@ int g_log_fd = -1;         // task child: opened as root, used by task_init
 int g_streams_fd = -1;
 std::string g_started;
 std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
+int g_restart = -1;  // SLURM_RESTART_COUNT as slurmstepd saw it at init (tasks inherit it)
 
 int option_callback(int, const char* optarg, int remote);
 
@@ -85,6 +86,8 @@ int restart_count(spank_t sp) {
   return std::atoi(buf);
 }
 
+int run_index(spank_t sp) { return g_restart >= 0 ? g_restart : restart_count(sp); }
+
 template <typename T>
 bool item(spank_t sp, spank_item_t what, T* out) {
   return spank_get_item(sp, what, out) == ESPANK_SUCCESS;
@@ -113,15 +116,18 @@ void open_task_log(spank_t sp) {
     return;
   }
   const std::string name =
-      gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, restart_count(sp));
+      gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, run_index(sp));
   std::string used;
   g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
   if (g_log_fd < 0) {
     slurm_error("gpualert: cannot create %s: %s", name.c_str(), why.c_str());
     return;
   }
-  g_streams_fd = gpualert::spool::create_owned_file(*dir, used.substr(0, used.size() - 4) + ".streams", uid, gid,
-                                                    used, why);
+  // "x.log" -> "x.streams"; "x.log.1" (the name was taken) -> "x.streams.1".
+  std::string streams = used;
+  streams.replace(streams.rfind(".log"), 4, ".streams");
+  std::string streams_used;
+  g_streams_fd = gpualert::spool::create_owned_file(*dir, streams, uid, gid, streams_used, why);
   ::fsync(g_log_fd);
   ::fsync(dir->get());
 }
@@ -137,7 +143,7 @@ void write_step_record(spank_t sp) {
   r.job = job;
   r.step = gpualert::spool::step_name(step);
   r.node = node_name(sp);
-  r.restart = restart_count(sp);
+  r.restart = run_index(sp);
   r.uid = uid;
   r.gid = gid;
   r.started = g_started;
@@ -178,6 +184,9 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
     g_args = gpualert::spank::parse_plugin_args(ac, av);
     if (spank_context() == S_CTX_REMOTE || spank_context() == S_CTX_SLURMD)
       for (const auto& e : g_args.errors) slurm_error("gpualert: plugstack.conf: %s", e.c_str());
+    // Read once in slurmstepd, before tasks fork, so the task's log name and the
+    // step record written at exit agree on which run of a requeued job this is.
+    if (spank_context() == S_CTX_REMOTE) g_restart = restart_count(sp);
     if (spank_option_register(sp, &g_spank_option) != ESPANK_SUCCESS)
       slurm_debug("gpualert: option not registered in this context");
     g_started = now_iso();
