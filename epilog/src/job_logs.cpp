@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -48,12 +49,25 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, int restart
       continue;
     }
     try {
-      auto rec = spool::step_from_json(nlohmann::json::parse(*text));
-      if (rec.restart == restart) out.push_back(std::move(rec));
+      out.push_back(spool::step_from_json(nlohmann::json::parse(*text)));
     } catch (const std::exception& e) {
       problems.push_back(n + ": malformed step record: " + e.what());
     }
   }
+  // A requeued job leaves the records of earlier runs: keep the newest record
+  // per (step, node), and drop steps that ended before the newest run began.
+  std::map<std::pair<std::string, std::string>, spool::StepRecord> newest;
+  for (auto& r : out) {
+    auto& slot = newest[{r.step, r.node}];
+    if (slot.ended.empty() || r.ended > slot.ended) slot = std::move(r);
+  }
+  std::string run_started;
+  for (const auto& [key, r] : newest)
+    if (key.first == "batch" && r.started > run_started) run_started = r.started;
+  out.clear();
+  for (auto& [key, r] : newest)
+    if (run_started.empty() || r.ended >= run_started) out.push_back(std::move(r));
+  (void)restart;
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::make_pair(step_order(a.step), a.node) < std::make_pair(step_order(b.step), b.node);
   });

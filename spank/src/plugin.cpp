@@ -116,7 +116,7 @@ void open_task_log(spank_t sp) {
     return;
   }
   const std::string name =
-      gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, run_index(sp));
+      gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, ::getppid());
   std::string used;
   g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
   if (g_log_fd < 0) {
@@ -126,6 +126,7 @@ void open_task_log(spank_t sp) {
   // "x.log" -> "x.streams"; "x.log.1" (the name was taken) -> "x.streams.1".
   std::string streams = used;
   streams.replace(streams.rfind(".log"), 4, ".streams");
+  // (the task's parent is this step's slurmstepd: the same run tag exit() uses)
   std::string streams_used;
   g_streams_fd = gpualert::spool::create_owned_file(*dir, streams, uid, gid, streams_used, why);
   ::fsync(g_log_fd);
@@ -151,13 +152,13 @@ void write_step_record(spank_t sp) {
   r.to = g_option.to;
   r.tasks = g_tasks;
   for (auto& t : r.tasks) {
-    t.log = gpualert::spool::task_log_name(r.step, t.task, r.restart);
+    t.log = gpualert::spool::task_log_name(r.step, t.task, ::getpid());
     t.streams = t.log.substr(0, t.log.size() - 4) + ".streams";
   }
   std::string why;
   auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
   auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, gid, true, why) : std::nullopt;
-  if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node, r.restart),
+  if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node, ::getpid()),
                                                 gpualert::spool::to_json(r).dump(1) + "\n", 0, gid, why))
     slurm_error("gpualert: step record for %u.%s not written: %s", job, r.step.c_str(), why.c_str());
 }

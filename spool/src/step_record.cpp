@@ -12,15 +12,15 @@ std::string step_name(std::uint32_t stepid) {
 }
 
 namespace {
-std::string run_prefix(int restart) { return restart > 0 ? "r" + std::to_string(restart) + "." : ""; }
+std::string run_suffix(long tag) { return tag > 0 ? ".p" + std::to_string(tag) : ""; }
 }  // namespace
 
-std::string step_file_name(const std::string& step, const std::string& node, int restart) {
-  return "step-" + run_prefix(restart) + safe_component(step) + "." + safe_component(node) + ".json";
+std::string step_file_name(const std::string& step, const std::string& node, long run_tag) {
+  return "step-" + safe_component(step) + "." + safe_component(node) + run_suffix(run_tag) + ".json";
 }
 
-std::string task_log_name(const std::string& step, std::uint32_t task, int restart) {
-  return run_prefix(restart) + safe_component(step) + ".task" + std::to_string(task) + ".log";
+std::string task_log_name(const std::string& step, std::uint32_t task, long run_tag) {
+  return safe_component(step) + ".task" + std::to_string(task) + run_suffix(run_tag) + ".log";
 }
 
 nlohmann::json to_json(const StepRecord& r) {

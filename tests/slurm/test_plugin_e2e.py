@@ -246,6 +246,36 @@ class PluginOnRealSlurm(unittest.TestCase):
             self.assertIn(b"--gpualert", p.stderr)
         self.assertEqual(sh("squeue -h -t all -u %s | wc -l" % USER).stdout, before, "a job was queued")
 
+    def test_12_requeued_job_is_reported_once_by_its_last_run(self):
+        # SLURM_RESTART_COUNT is unset on a job's first run and 1 after one requeue.
+        script = ("echo run ${SLURM_RESTART_COUNT:-0}; if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then sleep 300; fi; "
+                  "for i in 1 2 3 4 5; do echo step $i loss 0.$((9-i)); done")
+        jid = job_id(as_user("sbatch --parsable --requeue --gpualert=alice@example.org --wrap '%s'" % script,
+                             check=True).stdout.decode())
+        for _ in range(60):
+            if sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip() == b"RUNNING":
+                break
+            time.sleep(0.5)
+        time.sleep(2)
+        sh(["scontrol", "requeue", str(jid)])
+        for _ in range(90):  # a requeued job waits two minutes by default; let it start now
+            st = sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip()
+            if st == b"PENDING":
+                sh(["scontrol", "update", "jobid=%d" % jid, "starttime=now"], check=False)
+            elif st in (b"RUNNING", b"COMPLETED", b""):
+                break
+            time.sleep(1)
+        self.assertEqual(sacct(jid)[0], "COMPLETED")
+        msgs = messages_for(jid, wait=150)
+        self.assertEqual(len(msgs), 1, "one message for the requeued job, from its last run")
+        body = msgs[0].get_body(("plain",)).get_content()
+        self.assertIn("restarts: 1", body)
+        atts = {p.get_filename(): p.get_payload(decode=True) for p in msgs[0].walk() if p.get_filename()}
+        log = atts.get("output.log", b"").decode(errors="replace")
+        self.assertIn("run 1", log, "the log is the last run's")
+        self.assertNotIn("run 0", log, "the first run's log is not mixed in")
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "healthy", body[:2000])
+
     def test_99_two_nodes_one_verdict(self):
         # A second slurmd in its own network namespace; both nodes write to this
         # machine's spool, which is then what a shared spool looks like.

@@ -21,7 +21,8 @@ TEST(StepRecord, RoundTripsThroughJson) {
   EXPECT_EQ(back.tasks[0].wait_status, 35584);
   EXPECT_FALSE(back.tasks[1].wait_status);
   EXPECT_EQ(back.tasks[0].log, "batch.task0.log");
-  EXPECT_EQ(task_log_name("0", 3, 2), "r2.0.task3.log");
+  EXPECT_EQ(task_log_name("0", 3, 4242), "0.task3.p4242.log");
+  EXPECT_EQ(step_file_name("0", "vm", 4242), "step-0.vm.p4242.json");
   EXPECT_EQ(back.to, std::vector<std::string>{"a@b"});
 }
 

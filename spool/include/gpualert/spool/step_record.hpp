@@ -32,11 +32,12 @@ struct StepRecord {
 
 // "batch" for SLURM_BATCH_SCRIPT, "extern" for SLURM_EXTERN_CONT, else the number.
 std::string step_name(std::uint32_t stepid);
-// Runs after the first of a requeued job get an "r<N>." prefix, so no run's files replace another's.
-std::string step_file_name(const std::string& step, const std::string& node, int restart = 0);
+// RUN_TAG tells runs of a requeued job apart (the plugin uses the step's
+// slurmstepd pid, which the task and slurmstepd both know); 0 = no tag.
+std::string step_file_name(const std::string& step, const std::string& node, long run_tag = 0);
 // Global task ids are unique within a step across all its nodes, so the name
 // needs no node (which a task cannot always learn reliably before it execs).
-std::string task_log_name(const std::string& step, std::uint32_t task, int restart = 0);
+std::string task_log_name(const std::string& step, std::uint32_t task, long run_tag = 0);
 
 nlohmann::json to_json(const StepRecord& r);
 // Throws nlohmann::json::exception on a malformed record.
