@@ -133,6 +133,8 @@ class Decider {
   void collect();
   void add_cand(Cand c);
   void finding(const std::string& cls, std::string summary, double conf, const std::vector<const Hit*>& ev);
+  // Recovered errors and weak (warning-level) causes, as secondary findings; PRIMARY is skipped.
+  void add_side_findings(const std::string& primary);
   void set_class(const std::string& cls);
   void cite(const Hit& h, std::size_t max_shows);
   void add_text(const std::string& cls, const Facts& facts);
@@ -423,6 +425,21 @@ void Decider::finding(const std::string& cls, std::string summary, double conf, 
   v_.secondary.push_back(std::move(f));
 }
 
+void Decider::add_side_findings(const std::string& primary) {
+  for (const auto& [cls, c] : recovered_)
+    finding(cls, "line " + std::to_string(c.line) + ": " + c.claim + " — but training continued afterwards (handled or retried)",
+            0.2, c.support);
+  for (const auto& [cls, c] : weak_) {
+    if (cls == primary || (cls != "gpu_hardware" && c.priority < kConcrete)) continue;
+    finding(cls, (c.line ? "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)" : c.claim),
+            0.15, c.support);
+    for (auto& f : v_.secondary)
+      if (f.cls == cls)
+        for (const auto& ci : c.cites)
+          if (f.evidence.size() < 3) f.evidence.push_back(ci);
+  }
+}
+
 void Decider::set_class(const std::string& cls) {
   const ClassInfo* ci = find_class(cls);
   v_.cls = cls;
@@ -629,19 +646,7 @@ Verdict Decider::run() {
       if (causes_.count("nccl"))
         v_.implies.push_back("The NCCL errors on other ranks are consequences of this failure, not a separate problem.");
   }
-  for (const auto& [cls, c] : recovered_)
-    finding(cls, "line " + std::to_string(c.line) + ": " + c.claim + " — but training continued afterwards (handled or retried)",
-            0.2, c.support);
-  for (const auto& [cls, c] : weak_)
-    if (cls != p.cls && (cls == "gpu_hardware" || c.priority >= kConcrete))
-    {
-      finding(cls, (c.line ? "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)" : c.claim), 0.15,
-              c.support);
-      for (auto& f : v_.secondary)
-        if (f.cls == cls)
-          for (const auto& ci : c.cites)
-            if (f.evidence.size() < 3) f.evidence.push_back(ci);
-    }
+  add_side_findings(p.cls);
 
   // Signal specifics: a bare SIGKILL says who died, not why.
   if (p.cls == "signal_kill") {
@@ -986,19 +991,7 @@ Verdict Decider::healthy_or_not() {
       v_.cannot_decide.insert(v_.cannot_decide.begin(),
                               "Why the process ended with this status: the log holds no recognised error, signal or scheduler message.");
   }
-  for (const auto& [cls, c] : recovered_)
-    finding(cls, "line " + std::to_string(c.line) + ": " + c.claim + " — but training continued afterwards (handled or retried)",
-            0.2, c.support);
-  for (const auto& [cls, c] : weak_)
-    if (cls == "gpu_hardware" || c.priority >= kConcrete)
-    {
-      finding(cls, (c.line ? "line " + std::to_string(c.line) + ": " + c.claim + " (in a warning or a non-fatal exception)" : c.claim), 0.15,
-              c.support);
-      for (auto& f : v_.secondary)
-        if (f.cls == cls)
-          for (const auto& ci : c.cites)
-            if (f.evidence.size() < 3) f.evidence.push_back(ci);
-    }
+  add_side_findings("");
   for (const Hit* h : signal_hits_) {
     finding("signal_kill", "line " + std::to_string(h->line) + ": " + says(*h), 0.2, {h});
     break;
