@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 struct Sample {
-  std::string id, mode, source;
+  std::string id, mode, source, split;
   fs::path log;
   std::optional<int> exit_code;
 };
@@ -86,6 +86,7 @@ std::vector<Sample> load_labels(const fs::path& file) {
       s.id = j.value("id", "");
       s.mode = j.value("mode", j.value("class", ""));
       s.source = j.value("source", "unspecified");
+      s.split = j.value("split", "");
       if (j.contains("true_exit_code") && j["true_exit_code"].is_number_integer()) s.exit_code = j["true_exit_code"].get<int>();
       else if (j.contains("exit_code") && j["exit_code"].is_number_integer()) s.exit_code = j["exit_code"].get<int>();
       s.log = resolve(dir, j.value("log_path", s.id + ".log"));
@@ -222,6 +223,8 @@ int main(int argc, char** argv) {
                "score our primary class as is; by default a class finer than the label set is projected onto the label set via "
                "the verdict's 'broader' ids (e.g. env_mismatch raised as a RuntimeError counts as runtime_error)");
   app.add_option("--rules", extra_rules, "extra rule files for our classifier");
+  std::string split;
+  app.add_option("--split", split, "score only the samples whose label has this 'split' (e.g. dev; holdout only at the end of a cycle)");
   app.add_option("--min-macro-f1", min_f1, "exit 1 if our all-sample macro-F1 is below this");
   CLI11_PARSE(app, argc, argv);
 
@@ -229,7 +232,8 @@ int main(int argc, char** argv) {
   try {
     for (const auto& l : labels) {
       auto v = load_labels(l);
-      samples.insert(samples.end(), v.begin(), v.end());
+      for (auto& x : v)
+        if (split.empty() || x.split == split) samples.push_back(std::move(x));
     }
   } catch (const std::exception& e) {
     std::cerr << "gpualert-eval: " << e.what() << "\n";

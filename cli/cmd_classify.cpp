@@ -6,6 +6,8 @@
 #include "commands.hpp"
 #include "gpualert/classifier/classifier.hpp"
 #include "gpualert/classifier/verdict_format.hpp"
+#include "gpualert/common/durable_file.hpp"
+#include "gpualert/events/kernel_events.hpp"
 
 namespace gpualert::cli {
 
@@ -20,6 +22,20 @@ int classify_command(const ClassifyOptions& o) {
   classify::RunStatus status;
   status.exit_code = o.exit_code;
   status.slurm_state = o.state;
+  // A kernel log given by hand is the node's witness: its OOM-killer and Xid records
+  // count, and so does their absence. Its times are not matched to a run window.
+  for (const auto& k : o.kernel_logs) {
+    std::string text;
+    try {
+      text = read_file(k);
+    } catch (const std::exception& e) {
+      std::cerr << "gpualert classify: --kernel-log " << k.string() << ": " << e.what() << "\n";
+      return 2;
+    }
+    for (const auto& e : events::parse_kernel_log(text, "file:" + k.string()))
+      status.events.push_back({0, e.source, e.text});
+    status.events_collected = true;
+  }
   int rc = 0;
   for (const auto& log : o.logs) {
     try {

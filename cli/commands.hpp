@@ -26,6 +26,7 @@ struct ClassifyOptions {
   std::optional<int> exit_code;
   std::optional<std::string> state;
   std::vector<std::filesystem::path> rules;
+  std::vector<std::filesystem::path> kernel_logs;  // saved dmesg / kern.log text for the run's node
 };
 int classify_command(const ClassifyOptions& o);
 

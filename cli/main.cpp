@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
   auto* ec = c->add_option("--exit-code", exit_code, "exit code; negative for death by signal (-9 = SIGKILL)");
   c->add_option("--state", cls.state, "Slurm job state (COMPLETED, FAILED, TIMEOUT, ...)");
   c->add_option("--rules", cls_rules, "extra rule file (repeatable)")->allow_extra_args(false);
+  c->add_option("--kernel-log", cls.kernel_logs, "the node's kernel log for the run (saved dmesg, kern.log; repeatable)")
+      ->allow_extra_args(false);
 
   OutboxOptions ob;
   std::string ob_config;

@@ -13,6 +13,7 @@
 #include "gpualert/classifier/taxonomy.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/events/kernel_events.hpp"
+#include "traceback_parser.hpp"
 
 namespace gpualert::classify::detail {
 namespace {
@@ -44,6 +45,17 @@ std::string fmt(double v) {
   return b;
 }
 
+// The rank a launcher's line prefix names ("[rank3]: ", "3: ", "[default3]:"), or "".
+std::string rank_of(const std::string& line) {
+  const LineView lv = strip_rank_prefix(line);
+  std::string digits;
+  for (char c : lv.prefix) {
+    if (std::isdigit(static_cast<unsigned char>(c))) digits.push_back(c);
+    else if (!digits.empty()) break;
+  }
+  return digits;
+}
+
 std::string upper_word(const std::string& s) {
   std::string w;
   for (char c : s) {
@@ -65,6 +77,7 @@ struct Cand {
   std::uint64_t count = 0;
   int rules = 0;  // distinct rules of this class that matched
   std::vector<Citation> cites;  // records from outside the log (kernel events)
+  bool suspected = false;       // a reading by elimination, not a direct record
 };
 
 bool better(const Cand& a, const Cand& b) {
@@ -231,7 +244,7 @@ void Decider::collect() {
     std::vector<const Hit*> strong, weak, recovered;
     for (const Hit* h : hits) {
       if (h->on_warning || h->demoted || r.role == Role::hint) weak.push_back(h);
-      else if (exit_.zero && scan_.last_progress_line > h->line) recovered.push_back(h);
+      else if ((exit_.zero || r.until_progress) && scan_.last_progress_line > h->line) recovered.push_back(h);
       else strong.push_back(h);
     }
     auto mk = [&](const std::vector<const Hit*>& v) {
@@ -287,6 +300,8 @@ void Decider::collect() {
     add_cand(Cand{"oom_killer", 90, 0, nullptr, "Slurm recorded the job as OUT_OF_MEMORY (the cgroup memory limit killed it)",
                   "scheduler state", {}, 1, 1});
 
+  read_events();
+  const bool oom_seen = causes_.count("oom_killer") > 0;
   // The exit status and the log's signal lines as evidence of their own.
   int sig = exit_.signal;
   std::string sig_src = "exit status";
@@ -302,6 +317,17 @@ void Decider::collect() {
                   sig_src == "log" ? "a process was reported killed by SIGSEGV (line " + std::to_string(sig_line) + ")"
                                    : "the exit status says the process died of SIGSEGV",
                   sig_src, {}, 1, 1});
+  } else if (sig == 9 && !oom_seen && !(st_.events_collected && sig_src == "exit status")) {
+    // SIGKILL with no memory record: on a compute node the kernel's or the cgroup's OOM
+    // killer sends most of them, so that is the reading, marked as suspected. Only a
+    // kernel log that was read and holds no OOM record argues for another sender.
+    Cand c{"oom_killer", sig_src == "log" ? 35 : 20, sig_line, sig_hit,
+           (sig_src == "log" ? "a process was reported killed by SIGKILL (line " + std::to_string(sig_line) + ")"
+                             : std::string("the exit status says the process died of SIGKILL")) +
+               ": suspected OOM kill (no memory record confirms it)",
+           sig_src, {}, 1, 1};
+    c.suspected = true;
+    add_cand(c);
   } else if (sig) {
     // A log line naming the signal ("worker killed by signal: Killed") is more specific
     // than the generic exception a launcher raises about it; the exit status alone is not.
@@ -311,7 +337,6 @@ void Decider::collect() {
                                    : std::string("the exit status says the process died of ") + signame(sig),
                   sig_src, {}, 1, 1});
   }
-  read_events();
   // The wrapper could not exec the command and the log lacks its line: still a startup failure.
   if (st_.exec_failed && causes_.empty()) {
     const bool eacces = exit_.code && *exit_.code == 126;
@@ -406,10 +431,10 @@ void Decider::read_events() {
 
 void Decider::finding(const std::string& cls, std::string summary, double conf, const std::vector<const Hit*>& ev) {
   if (cls == v_.cls) return;
-  // The same line read through a coarser class (RuntimeError -> runtime_error) is not a second finding.
-  if (!ev.empty() && std::all_of(ev.begin(), ev.end(), [&](const Hit* h) {
-        return std::any_of(v_.evidence.begin(), v_.evidence.end(), [&](const Citation& c) { return c.line == h->line; });
-      }))
+  // The same deciding line read through a coarser class (RuntimeError -> runtime_error)
+  // is not a second finding.
+  if (!ev.empty() && std::any_of(v_.evidence.begin(), v_.evidence.end(),
+                                 [&](const Citation& c) { return c.line == ev.front()->line; }))
     return;
   for (const auto& f : v_.secondary)
     if (f.cls == cls) return;
@@ -451,7 +476,9 @@ void Decider::cite(const Hit& h, std::size_t max_shows) {
   for (const auto& c : v_.evidence)
     if (c.line == h.line) return;
   v_.evidence.push_back(Citation{h.line, h.text, rule(h).id});
-  if (v_.shows.size() < max_shows) v_.shows.push_back("line " + std::to_string(h.line) + ": " + says(h));
+  const std::string rank = rank_of(h.text);
+  if (v_.shows.size() < max_shows)
+    v_.shows.push_back("line " + std::to_string(h.line) + (rank.empty() ? "" : " (rank " + rank + ")") + ": " + says(h));
 }
 
 void Decider::add_text(const std::string& cls, const Facts& facts) {
@@ -529,6 +556,7 @@ Verdict Decider::run() {
     const double need = std::max(300.0, 20.0 * step);
     const int sig = exit_.signal ? exit_.signal : log_signal_;
     const bool killed = (primary && primary->cls == "signal_kill" && (sig == 15 || sig == 9 || sig == 2)) ||
+                        (primary && primary->suspected) ||
                         (primary && primary->cls == "unknown") || (exit_.code && *exit_.code == 124 && !primary);
     const bool ended = disposition_primary && primary &&
                        (primary->cls == "timeout" || primary->cls == "cancelled" || primary->cls == "preempted");
@@ -557,6 +585,8 @@ Verdict Decider::run() {
     for (const auto& f : h->facts)
       if (!find_fact(facts, f.first)) facts.push_back(f);
   if (p.hit) {
+    const std::string rank = rank_of(p.hit->text);
+    if (!rank.empty() && !find_fact(facts, "rank")) facts.emplace_back("rank", rank);
     cite(*p.hit, 3);
     for (const Hit* h : p.support) cite(*h, 3);
   } else {
@@ -631,9 +661,18 @@ Verdict Decider::run() {
     for (const auto& [cls, c] : causes_) {
       if (cls == p.cls) continue;
       std::string why;
-      if (cls == "nccl" && p.priority > c.priority)
-        why = "collective errors/timeouts from line " + std::to_string(c.line) + " (" + std::to_string(c.count) +
-              " lines): most likely a consequence of the " + p.cls + " (peers wait for the failed rank, then time out)";
+      if (cls == "nccl" && p.priority > c.priority) {
+        std::vector<std::string> ranks;
+        for (const Hit* h : c.support) {
+          const std::string r = rank_of(h->text);
+          if (!r.empty() && std::find(ranks.begin(), ranks.end(), r) == ranks.end() && ranks.size() < 8) ranks.push_back(r);
+        }
+        std::string who;
+        for (const auto& r : ranks) who += (who.empty() ? "" : ", ") + r;
+        why = "collective errors/timeouts from line " + std::to_string(c.line) + " (" + std::to_string(c.count) + " lines" +
+              (who.empty() ? "" : ", rank" + std::string(ranks.size() > 1 ? "s " : " ") + who) +
+              "): most likely a consequence of the " + p.cls + " (peers wait for the failed rank, then time out)";
+      }
       else if (p.cls == "gpu_hardware")
         why = "line " + std::to_string(c.line) + ": " + c.claim + " (a consequence of the GPU fault)";
       else if (c.priority <= kGenericMax)
@@ -649,14 +688,24 @@ Verdict Decider::run() {
   add_side_findings(p.cls);
 
   // Signal specifics: a bare SIGKILL says who died, not why.
+  if (p.suspected) {
+    v_.confidence = std::min(v_.confidence, 0.4);
+    v_.shows.push_back("no line of the log, no kernel record and no scheduler state names the memory limit");
+    v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                            "Whether it really was the OOM killer: SIGKILL also comes from an operator's kill -9, from the "
+                            "scheduler cleaning up, or from a launcher killing the rest of a failed group. The kernel log "
+                            "(dmesg / journal: 'Out of memory: Killed process') or sacct's MaxRSS against the memory "
+                            "request would settle it.");
+    finding("signal_kill", "the plain reading: the process died of SIGKILL from an unknown sender", 0.35, signal_hits_);
+  }
   if (p.cls == "signal_kill") {
     const int s = exit_.signal ? exit_.signal : log_signal_;
     if (s == 9) {
       v_.cannot_decide.insert(v_.cannot_decide.begin(),
-                              "SIGKILL with no OOM report in the log: it may have been the kernel's or the cgroup's OOM killer "
-                              "(whose message goes to the kernel log, not the job's), an operator's kill -9, or the scheduler; "
-                              "a bare 'Killed' line is only the shell saying the child got SIGKILL.");
-      finding("oom_killer", "possible: SIGKILL is what the OOM killer sends, but no OOM line confirms it", 0.35, signal_hits_);
+                              "Who sent the SIGKILL: the node's kernel log was read and holds no OOM-killer record for the "
+                              "run, which points to an operator's kill -9, the scheduler or a launcher rather than memory.");
+      finding("oom_killer", "unlikely: SIGKILL is what the OOM killer sends, but the kernel log has no OOM record for the run",
+              0.15, signal_hits_);
     } else if (s == 15) {
       v_.cannot_decide.insert(v_.cannot_decide.begin(),
                               "SIGTERM is what Slurm sends at the time limit, on scancel and on preemption; the scheduler's "

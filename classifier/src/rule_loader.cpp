@@ -26,13 +26,14 @@ std::size_t line_of(const std::string& text, std::size_t byte) {
 
 // A rule as read from JSON, before compilation (a later file may replace it).
 struct RuleSpec {
-  std::string id, cls, file, pattern, says;
+  std::string id, cls, file, pattern, says, frames;
   Role role = Role::cause;
   Scope scope = Scope::line;
   int priority = -1;
   int signal = 0;
   bool icase = false;
   bool on_warnings = false;
+  bool until_progress = false;
   bool disabled = false;
   std::vector<std::string> overrides;
 };
@@ -98,6 +99,7 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
     if (k == "class") r.cls = get_string(v, file, where + " 'class'");
     else if (k == "pattern") r.pattern = get_string(v, file, where + " 'pattern'");
     else if (k == "says") r.says = get_string(v, file, where + " 'says'");
+    else if (k == "frames") r.frames = get_string(v, file, where + " 'frames'");
     else if (k == "role") r.role = parse_role(file, r.id, get_string(v, file, where + " 'role'"));
     else if (k == "match") {
       const auto m = get_string(v, file, where + " 'match'");
@@ -117,6 +119,9 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
     } else if (k == "warnings") {
       if (!v.is_boolean()) fail(file, where + " 'warnings' must be true or false");
       r.on_warnings = v.get<bool>();
+    } else if (k == "until_progress") {
+      if (!v.is_boolean()) fail(file, where + " 'until_progress' must be true or false");
+      r.until_progress = v.get<bool>();
     } else if (k == "disabled") {
       if (!v.is_boolean()) fail(file, where + " 'disabled' must be true or false");
       r.disabled = v.get<bool>();
@@ -130,6 +135,7 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
   if (r.cls.empty()) fail(file, where + " has no 'class'");
   if (!find_class(r.cls)) fail(file, where + ": class '" + r.cls + "' is not in the taxonomy");
   if (r.pattern.empty()) fail(file, where + " has no 'pattern'");
+  if (!r.frames.empty() && r.scope != Scope::exception) fail(file, where + ": 'frames' needs \"match\": \"exception\"");
   return r;
 }
 
@@ -189,6 +195,7 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     r.role = s.role;
     r.signal = s.signal;
     r.on_warnings = s.on_warnings;
+    r.until_progress = s.until_progress;
     r.says = s.says;
     r.overrides = s.overrides;
     const ClassText* ct = set->text_for(s.cls);
@@ -197,6 +204,10 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     r.re = std::make_unique<RE2>(pattern, opts);
     if (!r.re->ok()) fail(s.file, "rule '" + s.id + "': invalid RE2 pattern: " + r.re->error());
     r.has_captures = r.re->NumberOfCapturingGroups() > 0;
+    if (!s.frames.empty()) {
+      r.frames_re = std::make_unique<RE2>(s.icase ? "(?i)" + s.frames : s.frames, opts);
+      if (!r.frames_re->ok()) fail(s.file, "rule '" + s.id + "': invalid RE2 'frames' pattern: " + r.frames_re->error());
+    }
     const int idx = static_cast<int>(set->rules.size());
     if (r.scope == Scope::line) {
       std::string err;

@@ -33,10 +33,12 @@ struct Rule {
   int priority = 0;
   int signal = 0;             // fixed signal number for Role::signal (0 = from captures)
   bool on_warnings = false;   // also counts on lines that look like warnings
+  bool until_progress = false;  // a waiting state: training progress after the hit means it resolved
   std::string says;           // claim template, {fact} placeholders
   std::vector<std::string> overrides;  // rule ids this rule silences on the same line
   std::vector<int> override_idx;       // resolved indices of `overrides`
   std::unique_ptr<RE2> re;
+  std::unique_ptr<RE2> frames_re;  // exception rules only: must match the traceback's frames
   bool has_captures = false;
 };
 

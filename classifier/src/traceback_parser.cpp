@@ -7,6 +7,8 @@
 namespace gpualert::classify::detail {
 namespace {
 
+constexpr std::size_t kMaxFrameText = 16 * 1024;
+
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -122,6 +124,7 @@ TracebackParser::Result TracebackParser::feed(const LineView& lv) {
     }
     st.pending_chain = false;
     st.state = State::frames;
+    st.frames.clear();
     st.ignored = st.ignored_next;
     st.ignored_next = false;
     out.kind = Kind::structural;
@@ -140,10 +143,31 @@ TracebackParser::Result TracebackParser::feed(const LineView& lv) {
     out.kind = Kind::structural;
     return out;
   }
+  // A pasted or cut log may start inside a traceback: a frame line with no header
+  // above it still opens one.
+  if (st.state != State::frames) {
+    std::string_view t = s;
+    while (!t.empty() && (t[0] == ' ' || t[0] == '\t')) t.remove_prefix(1);
+    if (starts_with(t, "File \"") && t.find("\", line ") != std::string_view::npos && t.size() < s.size()) {
+      ++tracebacks_;
+      st.chain = next_chain_++;
+      st.chain_pos = 0;
+      st.pending_chain = false;
+      st.state = State::frames;
+      st.frames.clear();
+      st.ignored = false;
+    }
+  }
   if (st.state == State::frames) {
     const bool indented = !s.empty() && (s[0] == ' ' || s[0] == '\t');
     if (indented || starts_with(s, "File \"") || starts_with(s, "^") || starts_with(s, "~") ||
         starts_with(s, "...") || starts_with(s, "[Previous line repeated")) {
+      // Where it failed matters (torch.load vs a data loader): keep the frames, the
+      // innermost ones if a deep recursion overflows the bound.
+      if (!starts_with(s, "^") && !starts_with(s, "~")) {
+        if (st.frames.size() > kMaxFrameText) st.frames.erase(0, st.frames.size() - kMaxFrameText / 2);
+        st.frames.append(s.substr(0, 400)).push_back('\n');
+      }
       out.kind = Kind::structural;
       return out;
     }
@@ -156,6 +180,8 @@ TracebackParser::Result TracebackParser::feed(const LineView& lv) {
       pe.chain_pos = st.chain_pos;
       pe.rank = std::string(lv.prefix);
       pe.ignored = st.ignored;
+      pe.frames = std::move(st.frames);
+      st.frames.clear();
       st.state = State::after_exception;
       st.since = 0;
       out.kind = Kind::exception;

@@ -19,6 +19,7 @@ struct ParsedException {
   int chain_pos = 0;          // 0 = first printed (the innermost cause)
   std::string rank;           // the line prefix, if any
   bool ignored = false;       // printed under "Exception ignored in ...": Python went on
+  std::string frames;         // the traceback's frame and source lines, innermost last (bounded)
 };
 
 struct LineView {
@@ -50,6 +51,7 @@ class TracebackParser {
     int since = 0;  // lines since the last exception line
     bool ignored_next = false;  // "Exception ignored in" came just before
     bool ignored = false;  // the current traceback is a non-fatal one
+    std::string frames;    // frame lines of the traceback being read
   };
   PerRank& state_for(std::string_view prefix);
   std::map<std::string, PerRank, std::less<>> ranks_;

@@ -111,7 +111,7 @@ const Case kCases[] = {
      "{'loss': 1.6623, 'grad_norm': 1.2, 'learning_rate': 1e-05, 'epoch': 1.0}\n"
      "{'train_runtime': 812.2, 'train_samples_per_second': 41.2, 'train_loss': 2.2, 'epoch': 1.0}\n"},
     {"unknown", "unknown", 1, nullptr, "starting run\nloading data\n"},
-    {"signal_kill", "signal_kill", -9, nullptr, "step 10 loss 2.0\nstep 20 loss 1.9\nKilled\n"},
+    {"signal_kill", "signal_kill", -7, nullptr, "step 10 loss 2.0\nstep 20 loss 1.9\nBus error (core dumped)\n"},
     {"timeout", "timeout", 0, "TIMEOUT",
      "step 9000 loss 1.2\nslurmstepd: error: *** JOB 4412 ON gpu12 CANCELLED AT 2024-06-01T03:00:12 DUE TO TIME LIMIT ***\n"},
     {"cancelled", "cancelled", 0, nullptr,

@@ -86,14 +86,30 @@ TEST(RootCause, SpecificOuterExceptionStillWins) {
   EXPECT_EQ(v.cls, "file_not_found");
 }
 
-TEST(Signals, BareSigkillIsNotOomKiller) {
+TEST(Signals, BareSigkillIsASuspectedOomKill) {
+  // The taxonomy reads a bare SIGKILL as the OOM killer's, but only as a suspicion.
   const Verdict v = run("step 1 loss 2.0\nstep 2 loss 1.9\n", -9);
-  EXPECT_EQ(v.cls, "signal_kill");
-  bool mentions = false;
-  for (const auto& c : v.cannot_decide) mentions |= c.find("OOM killer") != std::string::npos;
-  EXPECT_TRUE(mentions);
-  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", -9).cls, "signal_kill");
-  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", std::nullopt).cls, "signal_kill");
+  EXPECT_EQ(v.cls, "oom_killer");
+  EXPECT_LE(v.confidence, 0.4);
+  bool says_why = false;
+  for (const auto& c : v.cannot_decide) says_why |= c.find("kill -9") != std::string::npos;
+  EXPECT_TRUE(says_why);
+  bool plain = false;
+  for (const auto& f : v.secondary) plain |= f.cls == "signal_kill";
+  EXPECT_TRUE(plain);
+  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", -9).cls, "oom_killer");
+  EXPECT_EQ(run("step 1 loss 2.0\nKilled\n", std::nullopt).cls, "oom_killer");
+  // Other signals keep their plain reading.
+  EXPECT_EQ(run("step 1 loss 2.0\n", -15).cls, "signal_kill");
+}
+
+TEST(Signals, SigkillWithAKernelLogWithoutOomRecordIsNotOom) {
+  RunStatus st;
+  st.exit_code = -9;
+  st.events_collected = true;  // the kernel log was read and had nothing
+  EXPECT_EQ(builtin().classify_text("step 1 loss 2.0\nstep 2 loss 1.9\n", st).cls, "signal_kill");
+  st.events.push_back({0, "file:dmesg", "Out of memory: Killed process 4242 (python) total-vm:100kB, anon-rss:90kB"});
+  EXPECT_EQ(builtin().classify_text("step 1 loss 2.0\nstep 2 loss 1.9\n", st).cls, "oom_killer");
 }
 
 TEST(Signals, SigkillWithOomLineIsOomKiller) {
@@ -119,7 +135,8 @@ TEST(Signals, TorchrunSummaryCarriesTheChildSignal) {
       "  traceback : Signal 11 (SIGSEGV) received by PID 1234\n",
       1);
   EXPECT_EQ(v.cls, "segfault");
-  EXPECT_EQ(run("  exitcode  : -9 (pid: 1234)\n  traceback : Signal 9 (SIGKILL) received by PID 1234\n", 1).cls, "signal_kill");
+  EXPECT_EQ(run("  exitcode  : -9 (pid: 1234)\n  traceback : Signal 9 (SIGKILL) received by PID 1234\n", 1).cls, "oom_killer");
+  EXPECT_EQ(run("  exitcode  : -7 (pid: 1234)\n  traceback : Signal 7 (SIGBUS) received by PID 1234\n", 1).cls, "signal_kill");
 }
 
 TEST(Signals, SigsegvExitWithoutLogIsSegfault) { EXPECT_EQ(run("loading\n", -11).cls, "segfault"); }

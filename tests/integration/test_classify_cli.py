@@ -22,9 +22,29 @@ class ClassifyCli(GpualertCase):
         self.assertEqual(v["class"], "oom_killer")
         self.assertEqual(v["evidence"][0]["line"], 2)
 
-    def test_bare_sigkill_is_not_oom(self):
+    def test_bare_sigkill_is_a_suspected_oom_until_a_kernel_log_says_otherwise(self):
         p = self.classify(["--json", "--exit-code", "-9", "-"], b"step 10 loss 1.0\n")
-        self.assertNotEqual(json.loads(p.stdout)["class"], "oom_killer")
+        v = json.loads(p.stdout)
+        self.assertEqual(v["class"], "oom_killer")
+        self.assertLessEqual(v["confidence"], 0.4)
+        # A kernel log that was read and has no OOM record: SIGKILL from someone else.
+        quiet = self.tmp + "/dmesg-quiet.txt"
+        with open(quiet, "w") as f:
+            f.write("[  12.5] e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex\n")
+        p = self.classify(["--json", "--exit-code", "-9", "--kernel-log", quiet, "-"], b"step 10 loss 1.0\n")
+        self.assertEqual(json.loads(p.stdout)["class"], "signal_kill", p.stdout)
+        # The same with the kernel's OOM record: confirmed, and more confident.
+        oom = self.tmp + "/dmesg-oom.txt"
+        with open(oom, "w") as f:
+            f.write("[  99.1] Out of memory: Killed process 4242 (python) total-vm:8923144kB, anon-rss:7000000kB\n")
+        p = self.classify(["--json", "--exit-code", "-9", "--kernel-log", oom, "-"], b"step 10 loss 1.0\n")
+        v = json.loads(p.stdout)
+        self.assertEqual(v["class"], "oom_killer")
+        self.assertGreater(v["confidence"], 0.6)
+        self.assertTrue(any("Out of memory" in e["text"] for e in v["evidence"]), v["evidence"])
+        p = self.classify(["--exit-code", "-9", "--kernel-log", self.tmp + "/absent.txt", "-"], b"x\n")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(b"absent.txt", p.stderr)
 
     def test_slurm_state_timeout_and_text_output(self):
         p = self.classify(["--state", "TIMEOUT", "-"], b"step 10 loss 1.0\nstep 20 loss 0.9\n")

@@ -1,0 +1,121 @@
+// Rules that read more than one line: where an exception was raised (its traceback
+// frames), waiting states that later progress resolves, and collapsing loss scales.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gpualert/classifier/classifier.hpp"
+#include "test_util.hpp"
+
+using namespace gpualert::classify;
+using namespace gpualert::classify::test;
+
+namespace {
+
+std::string torch_frames(const std::string& func, const std::string& err) {
+  return "Traceback (most recent call last):\n"
+         "  File \"/job/train.py\", line 40, in <module>\n"
+         "    state = torch.load(args.ckpt)\n"
+         "  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 795, in " + func + "\n"
+         "    return _legacy_load(opened_file, map_location, pickle_module, **pickle_load_args)\n" + err + "\n";
+}
+
+}  // namespace
+
+TEST(FrameContext, AGenericExceptionInsideTorchLoadIsACheckpointLoad) {
+  EXPECT_EQ(run(torch_frames("load", "EOFError: Ran out of input"), 1).cls, "checkpoint_load");
+  EXPECT_EQ(run(torch_frames("_legacy_load", "KeyError: \"filename 'storages' not found\""), 1).cls, "checkpoint_load");
+  // The same exception with no loader on the stack stays generic.
+  EXPECT_EQ(run("Traceback (most recent call last):\n  File \"/job/train.py\", line 3, in <module>\n    next(it)\n"
+                "EOFError: Ran out of input\n", 1).cls,
+            "traceback");
+}
+
+TEST(FrameContext, SavingIsNotLoading) {
+  const std::string log =
+      "Traceback (most recent call last):\n"
+      "  File \"/job/train.py\", line 50, in <module>\n    torch.save(model.state_dict(), path)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 422, in save\n"
+      "    with _open_zipfile_writer(f) as opened_zipfile:\n"
+      "RuntimeError: Parent directory /scratch/run/final does not exist.\n";
+  EXPECT_NE(run(log, 1).cls, "checkpoint_load");
+}
+
+TEST(FrameContext, AMessageRuleStillBeatsTheCallSite) {
+  // A missing checkpoint file is file_not_found even inside torch.load.
+  EXPECT_EQ(run(torch_frames("load", "FileNotFoundError: [Errno 2] No such file or directory: 'ckpt/last.pt'"), 1).cls,
+            "file_not_found");
+}
+
+TEST(FrameContext, PickleErrorsDependOnTheCallSite) {
+  EXPECT_EQ(run(torch_frames("load", "_pickle.UnpicklingError: invalid load key, '<'."), 1).cls, "checkpoint_load");
+  EXPECT_EQ(run("Traceback (most recent call last):\n  File \"/job/prep.py\", line 6, in <module>\n"
+                "    ds = pickle.load(open(\"cache.pkl\", \"rb\"))\n_pickle.UnpicklingError: pickle data was truncated\n", 1).cls,
+            "data_error");
+}
+
+TEST(FrameContext, ArgumentParsingErrorsAreConfigErrors) {
+  const std::string cut =  // a pasted log that starts inside the traceback
+      "    model_args, data_args, training_args = parser.parse_args_into_dataclasses()\n"
+      "  File \"/env/lib/python3.10/site-packages/transformers/hf_argparser.py\", line 348, in parse_args_into_dataclasses\n"
+      "    raise ValueError(f\"Some specified arguments are not used by the HfArgumentParser: {remaining_args}\")\n"
+      "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--q_max_len', '32']\n";
+  EXPECT_EQ(run(cut, std::nullopt).cls, "config_error");
+  const std::string post_init =
+      "Traceback (most recent call last):\n  File \"/job/train.py\", line 12, in <module>\n    args = TrainingArguments(**cfg)\n"
+      "  File \"<string>\", line 118, in __init__\n"
+      "  File \"/env/site-packages/transformers/training_args.py\", line 1385, in __post_init__\n"
+      "    raise ValueError(\"--load_best_model_at_end requires the save and eval strategy to match\")\n"
+      "ValueError: --load_best_model_at_end requires the save and eval strategy to match\n";
+  EXPECT_EQ(run(post_init, 1).cls, "config_error");
+}
+
+TEST(FrameContext, RuleFileRejectsFramesOnLineRules) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ga-frames-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto f = dir / "bad.json";
+  std::ofstream(f) << R"({"schema": 1, "rules": [{"id": "x", "class": "traceback", "pattern": "a", "frames": "b"}]})";
+  EXPECT_THROW(Classifier::with_builtin_rules({f}), std::exception);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WaitingStates, ABarrierWaitIsTheCauseOnlyIfNothingFollows) {
+  const std::string wait =
+      "Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+      "(world_size=4, worker_count=8, timeout=0:30:00)\n";
+  EXPECT_EQ(run(wait + wait, std::nullopt).cls, "rendezvous");
+  const Verdict later = run(wait + "step 1 loss 2.0\nstep 2 loss 1.8\nsegfault here\n", -6);
+  EXPECT_NE(later.cls, "rendezvous");
+}
+
+TEST(LossScale, ACollapsedLossScaleIsNanLoss) {
+  std::string log;
+  for (double s = 1.0; s > 1e-4; s /= 2) log += "| WARNING: overflow detected, setting loss scale to: " + std::to_string(s) + "\n";
+  EXPECT_EQ(run(log, std::nullopt).cls, "nan_loss");
+  // Early halving from 65536 is normal dynamic loss scaling.
+  EXPECT_NE(run("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768\nstep 1 loss 2.0\n"
+                "step 2 loss 1.5\nstep 3 loss 1.0\n", 0).cls,
+            "nan_loss");
+}
+
+TEST(NativeCrashHandlers, CaughtSignalNamesTheSignal) {
+  const Verdict v = run("Caught signal 7 (Bus error: nonexistent physical address)\n==== backtrace (tid:   3458) ====\n", std::nullopt);
+  EXPECT_EQ(v.cls, "signal_kill");
+}
+
+TEST(Ranks, TheFailingRankIsNamed) {
+  const Verdict v = run(
+      "[rank3]: Traceback (most recent call last):\n[rank3]:   File \"/w/train.py\", line 180, in main\n[rank3]:     loss.backward()\n"
+      "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+      "[rank0]:[E ProcessGroupNCCL.cpp:523] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88) ran for "
+      "1800010 milliseconds before timing out.\n",
+      1);
+  EXPECT_EQ(v.cls, "cuda_oom");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("(rank 3)"), std::string::npos) << v.shows.front();
+  bool consequence = false;
+  for (const auto& f : v.secondary) consequence |= f.cls == "nccl" && f.summary.find("rank 0") != std::string::npos;
+  EXPECT_TRUE(consequence);
+}
