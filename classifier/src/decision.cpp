@@ -782,8 +782,11 @@ bool Decider::done_but_bad(Facts& facts) {
   if (!P.have_step) steps = P.total_steps ? P.total_steps : L.count();
   if (steps) facts.emplace_back("steps", std::to_string(steps));
 
+  // Without an exit status (a pasted log, a fragment) only a loss that clearly went
+  // wrong is a verdict: few steps or slow steps may just be where the paste ends.
+  const bool loss_only = !exit_.zero;
   // 1. Resume requested, nothing loaded, and training visibly started over.
-  if (P.resume_request && !P.load) {
+  if (!loss_only && P.resume_request && !P.load) {
     const auto head = L.head();
     const bool loss_restarted = has_trend && tr.trend == LossTracker::Trend::down && !head.empty() &&
                                 head.front().value >= 2.0 * std::max(tr.end, 1e-12);
@@ -804,7 +807,7 @@ bool Decider::done_but_bad(Facts& facts) {
   // 2. A handful of steps.
   // Only counted steps count: frameworks log the loss every N steps, so a few loss
   // lines alone do not prove a few steps.
-  if (steps >= 1 && steps <= 3 && (P.have_step || P.total_steps)) {
+  if (!loss_only && steps >= 1 && steps <= 3 && (P.have_step || P.total_steps)) {
     v_.shows.push_back("training stopped after " + std::to_string(steps) + " step(s)" +
                        (P.total_steps ? " (the run planned " + std::to_string(P.total_steps) + ")" : ""));
     if (L.count()) v_.shows.push_back(std::to_string(L.count()) + " loss value(s) were printed");
@@ -846,12 +849,23 @@ bool Decider::done_but_bad(Facts& facts) {
       why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
     double conf = tr.trend == LossTracker::Trend::up || exploded ? 0.7 : 0.55;
     if (grad_zero || lr_zero) conf += 0.15;
+    if (loss_only) {
+      const std::string lead = "The run completed, but t";
+      if (why.rfind(lead, 0) == 0) why = "T" + why.substr(lead.size());
+      conf -= 0.15;
+    }
     decide("divergence", conf, why);
-    finding("healthy", "the process exited 0 with no error in the log", 0.3, {});
+    if (loss_only)
+      v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                              "No exit status was given: whether the run ended normally or was cut short is not known; "
+                              "this verdict rests on the loss values alone.");
+    else
+      finding("healthy", "the process exited 0 with no error in the log", 0.3, {});
     return true;
     };
   const bool strong_div = has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded);
   if (strong_div) return diverged();
+  if (loss_only) return false;
   // 4. A setting that wastes the hardware.
   {
     const bool save_each = P.ckpt_saves >= 5 && steps > 0 && P.ckpt_saves * 2 >= steps;
@@ -1015,6 +1029,8 @@ Verdict Decider::healthy_or_not() {
       if (P.loader_warning)
         finding("underutilized", "suspected: line " + std::to_string(P.loader_warning.line) + ": " + P.loader_warning.text, 0.3, {});
     }
+  } else if (!exit_.code && slurm_.empty() && !st_.exec_failed && done_but_bad(facts)) {
+    // No exit status, no error, but the loss says the training went wrong.
   } else {
     set_class("unknown");
     if (!exit_.code && slurm_.empty()) {

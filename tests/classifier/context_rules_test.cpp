@@ -119,3 +119,16 @@ TEST(Ranks, TheFailingRankIsNamed) {
   for (const auto& f : v.secondary) consequence |= f.cls == "nccl" && f.summary.find("rank 0") != std::string::npos;
   EXPECT_TRUE(consequence);
 }
+
+TEST(NoExitStatus, OnlyAClearlyWrongLossIsAVerdict) {
+  std::string rising, few;
+  for (int i = 1; i <= 30; ++i) rising += "step " + std::to_string(i) + " loss " + std::to_string(1.0 + 0.2 * i) + "\n";
+  const Verdict v = run(rising, std::nullopt);
+  EXPECT_EQ(v.cls, "divergence");
+  EXPECT_LE(v.confidence, 0.6);
+  ASSERT_FALSE(v.cannot_decide.empty());
+  EXPECT_NE(v.cannot_decide.front().find("No exit status"), std::string::npos);
+  // Two steps of a pasted fragment are not "undertrained".
+  EXPECT_EQ(run("step 1 loss 2.0\nstep 2 loss 1.9\n", std::nullopt).cls, "unknown");
+  EXPECT_EQ(run("step 1 loss 2.0\nstep 2 loss 1.9\n", 0).cls, "undertrained");
+}
