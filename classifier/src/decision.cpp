@@ -143,6 +143,9 @@ class Decider {
  private:
   const Rule& rule(const Hit& h) const { return rules_.rules[static_cast<std::size_t>(h.rule)]; }
   std::string says(const Hit& h) const;
+  // Which task wrote the line: the Slurm helper's section ("srun #0, node n1, task 3")
+  // or the launcher's rank prefix ("rank 3"); "" when the log does not say.
+  std::string where(const Hit& h) const;
   void collect();
   void add_cand(Cand c);
   void finding(const std::string& cls, std::string summary, double conf, const std::vector<const Hit*>& ev);
@@ -180,6 +183,16 @@ std::string Decider::says(const Hit& h) const {
   const Rule& r = rule(h);
   if (r.says.empty()) return h.text;
   return fill_template(r.says, h.facts);
+}
+
+std::string Decider::where(const Hit& h) const {
+  if (h.section >= 0 && static_cast<std::size_t>(h.section) < scan_.sections.size()) {
+    std::string w = scan_.sections[static_cast<std::size_t>(h.section)];
+    const std::string r = rank_of(h.text);
+    return r.empty() ? w : w + ", rank " + r;
+  }
+  const std::string r = rank_of(h.text);
+  return r.empty() ? "" : "rank " + r;
 }
 
 void Decider::add_cand(Cand c) {
@@ -476,9 +489,9 @@ void Decider::cite(const Hit& h, std::size_t max_shows) {
   for (const auto& c : v_.evidence)
     if (c.line == h.line) return;
   v_.evidence.push_back(Citation{h.line, h.text, rule(h).id});
-  const std::string rank = rank_of(h.text);
+  const std::string w = where(h);
   if (v_.shows.size() < max_shows)
-    v_.shows.push_back("line " + std::to_string(h.line) + (rank.empty() ? "" : " (rank " + rank + ")") + ": " + says(h));
+    v_.shows.push_back("line " + std::to_string(h.line) + (w.empty() ? "" : " (" + w + ")") + ": " + says(h));
 }
 
 void Decider::add_text(const std::string& cls, const Facts& facts) {
@@ -587,6 +600,16 @@ Verdict Decider::run() {
   if (p.hit) {
     const std::string rank = rank_of(p.hit->text);
     if (!rank.empty() && !find_fact(facts, "rank")) facts.emplace_back("rank", rank);
+    if (p.hit->section >= 0 && static_cast<std::size_t>(p.hit->section) < scan_.sections.size()) {
+      // "srun #0, node n1, task 3": the node matters to an admin (drain it?), the task to the user.
+      const std::string& sec = scan_.sections[static_cast<std::size_t>(p.hit->section)];
+      const auto node = sec.find("node ");
+      if (node != std::string::npos && !find_fact(facts, "node"))
+        facts.emplace_back("node", sec.substr(node + 5, sec.find(',', node) == std::string::npos ? std::string::npos
+                                                                                                   : sec.find(',', node) - node - 5));
+      const auto task = sec.rfind("task ");
+      if (task != std::string::npos && !find_fact(facts, "task")) facts.emplace_back("task", sec.substr(task + 5));
+    }
     cite(*p.hit, 3);
     for (const Hit* h : p.support) cite(*h, 3);
   } else {
@@ -664,13 +687,13 @@ Verdict Decider::run() {
       if (cls == "nccl" && p.priority > c.priority) {
         std::vector<std::string> ranks;
         for (const Hit* h : c.support) {
-          const std::string r = rank_of(h->text);
+          const std::string r = where(*h);
           if (!r.empty() && std::find(ranks.begin(), ranks.end(), r) == ranks.end() && ranks.size() < 8) ranks.push_back(r);
         }
         std::string who;
-        for (const auto& r : ranks) who += (who.empty() ? "" : ", ") + r;
+        for (const auto& r : ranks) who += (who.empty() ? "" : "; ") + r;
         why = "collective errors/timeouts from line " + std::to_string(c.line) + " (" + std::to_string(c.count) + " lines" +
-              (who.empty() ? "" : ", rank" + std::string(ranks.size() > 1 ? "s " : " ") + who) +
+              (who.empty() ? "" : "; " + who) +
               "): most likely a consequence of the " + p.cls + " (peers wait for the failed rank, then time out)";
       }
       else if (p.cls == "gpu_hardware")

@@ -140,6 +140,7 @@ Hit LogScanner::make_hit(int rule, std::uint64_t lineno, std::string_view text) 
   Hit h;
   h.rule = rule;
   h.line = lineno;
+  h.section = section_;
   h.text.assign(text.substr(0, kCiteBytes * 2));  // made printable in result(): only kept hits pay
   return h;
 }
@@ -202,6 +203,22 @@ void LogScanner::exception_hits(const ParsedException& e, std::uint64_t lineno, 
   }
 }
 
+// "==> <label> <==": the Slurm helper's per-task header ("==> f.log: srun #0, node n1,
+// task 3 <=="), also what `tail` prints between files. Later lines belong to it.
+bool LogScanner::section_header(std::string_view text) {
+  if (text.size() < 9 || text.substr(0, 4) != "==> " || text.substr(text.size() - 4) != " <==") return false;
+  std::string_view label = text.substr(4, text.size() - 8);
+  if (const auto colon = label.find(": "); colon != std::string_view::npos && label.find(", node ") != std::string_view::npos)
+    label = label.substr(colon + 2);  // the task, not the spool file name
+  if (res_.sections.size() < ScanResult::kMaxSections) res_.sections.emplace_back(label.substr(0, 160));
+  section_ = static_cast<int>(res_.sections.size()) - 1;
+  // A task number keys the section like a rank prefix would (srun's task id is the rank).
+  const auto task = label.rfind(", task ");
+  section_key_ = task != std::string_view::npos ? "[task " + std::string(label.substr(task + 7)) + "]"
+                                                : "[section " + std::to_string(section_) + "]";
+  return true;
+}
+
 void LogScanner::line(std::string_view text, std::uint64_t lineno) {
   res_.lines = lineno;
   if (text.find_first_not_of(" \t") != std::string_view::npos) res_.last_nonempty_line = lineno;
@@ -227,7 +244,9 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
 }
 
 void LogScanner::segment(std::string_view text, std::uint64_t lineno) {
-  const LineView lv = strip_rank_prefix(text);
+  if (section_header(text)) return;
+  LineView lv = strip_rank_prefix(text);
+  if (lv.prefix.empty() && section_ >= 0) lv.prefix = section_key_;  // each task's traceback apart
   const auto tb = tb_.feed(lv);
   if (tb.kind == TracebackParser::Kind::structural) return;  // frames and source lines
 

@@ -29,6 +29,7 @@ struct Hit {
   bool on_warning = false;  // the line looked like a warning: not a cause on its own
   bool demoted = false;     // e.g. a generic wrapper later in an exception chain
   int signal = 0;           // for signal rules: the signal number proven
+  int section = -1;         // index into ScanResult::sections, -1 = none
 };
 
 struct RuleHits {
@@ -54,6 +55,10 @@ struct ScanResult {
   std::uint64_t last_progress_line = 0;  // last line with a loss value or a completion marker
   std::uint64_t last_nonempty_line = 0;
   std::deque<Citation> tail;             // the last kTailLines lines
+  // Labels of "==> ... <==" section headers (per-task logs joined by the Slurm helper,
+  // `tail` of several files): which task / node a hit came from.
+  std::vector<std::string> sections;
+  static constexpr std::size_t kMaxSections = 4096;
   static constexpr std::size_t kTailLines = 50;
 };
 
@@ -74,6 +79,9 @@ class LogScanner {
   const RuleSet& rules_;
   ScanResult res_;
   TracebackParser tb_;
+  bool section_header(std::string_view text);
+  int section_ = -1;
+  std::string section_key_;  // stands in for a rank prefix inside a section
   std::vector<int> matched_;  // scratch
   std::vector<int> chain_seen_;  // chains that already produced an exception (bounded)
   // The last lines, raw and cut; reused buffers so a line costs no allocation.

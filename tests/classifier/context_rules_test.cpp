@@ -132,3 +132,26 @@ TEST(NoExitStatus, OnlyAClearlyWrongLossIsAVerdict) {
   EXPECT_EQ(run("step 1 loss 2.0\nstep 2 loss 1.9\n", std::nullopt).cls, "unknown");
   EXPECT_EQ(run("step 1 loss 2.0\nstep 2 loss 1.9\n", 0).cls, "undertrained");
 }
+
+TEST(Sections, TheSlurmHelpersTaskHeadersNameTheTaskAndNode) {
+  const std::string log =
+      "==> 0.task0.p100.log: srun #0, node vm1, task 0 <==\n"
+      "step 1 loss 2.0\n"
+      "[E ProcessGroupNCCL.cpp:828] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12) ran for 600434 "
+      "milliseconds before timing out.\n"
+      "==> 0.task1.p100.log: srun #0, node vm2, task 1 <==\n"
+      "Traceback (most recent call last):\n  File \"/w/train.py\", line 10, in <module>\n    loss.backward()\n"
+      "==> 0.task2.p100.log: srun #0, node vm2, task 2 <==\n"
+      "Traceback (most recent call last):\n  File \"/w/train.py\", line 10, in <module>\n    loss.backward()\n"
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+  const Verdict v = run(log, 1);
+  EXPECT_EQ(v.cls, "cuda_oom");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("(srun #0, node vm2, task 2)"), std::string::npos) << v.shows.front();
+  bool node = false;
+  for (const auto& [k, val] : v.facts) node |= k == "node" && val == "vm2";
+  EXPECT_TRUE(node);
+  bool peer = false;
+  for (const auto& f : v.secondary) peer |= f.cls == "nccl" && f.summary.find("node vm1, task 0") != std::string::npos;
+  EXPECT_TRUE(peer);
+}
