@@ -629,6 +629,14 @@ Verdict Decider::run() {
   const std::string ec = exit_claim(exit_, st_);
   if (!ec.empty()) v_.shows.push_back(ec);
   if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
+  if (const LauncherSummary& ls = scan_.launcher; ls.seen() && (!ls.rank().empty() || !ls.host().empty())) {
+    v_.shows.push_back("line " + std::to_string(ls.line()) + ": the launcher's failure report names " +
+                       (ls.rank().empty() ? std::string("a worker") : "rank " + ls.rank()) +
+                       (ls.host().empty() ? "" : " on host " + ls.host()) +
+                       (ls.exitcode().empty() ? "" : " (exit code " + ls.exitcode() + ")") + " as the first to fail");
+    if (!ls.rank().empty() && !find_fact(facts, "rank")) facts.emplace_back("rank", ls.rank());
+    if (!ls.host().empty() && !find_fact(facts, "host")) facts.emplace_back("host", ls.host());
+  }
   if (exit_.code) facts.emplace_back("exit_code", std::to_string(*exit_.code));
   if (exit_.signal) {
     facts.emplace_back("signal", std::to_string(exit_.signal));

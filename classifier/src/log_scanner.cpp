@@ -248,6 +248,7 @@ void LogScanner::segment(std::string_view text, std::uint64_t lineno) {
   LineView lv = strip_rank_prefix(text);
   if (lv.prefix.empty() && section_ >= 0) lv.prefix = section_key_;  // each task's traceback apart
   const auto tb = tb_.feed(lv);
+  res_.launcher.feed(lv.body, lineno);
   if (tb.kind == TracebackParser::Kind::structural) return;  // frames and source lines
 
   std::vector<Hit> found;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpualert/classifier/verdict.hpp"
+#include "launcher_summary.hpp"
 #include "loss_tracker.hpp"
 #include "progress_tracker.hpp"
 #include "rule_set.hpp"
@@ -45,6 +46,7 @@ struct ScanResult {
   std::vector<RuleHits> hits;  // indexed like RuleSet::rules
   LossTracker loss;
   ProgressTracker progress;
+  LauncherSummary launcher;
   std::uint64_t lines = 0;
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;

@@ -155,3 +155,21 @@ TEST(Sections, TheSlurmHelpersTaskHeadersNameTheTaskAndNode) {
   for (const auto& f : v.secondary) peer |= f.cls == "nccl" && f.summary.find("node vm1, task 0") != std::string::npos;
   EXPECT_TRUE(peer);
 }
+
+TEST(LauncherSummary, TorchrunsRootCauseBlockIsCited) {
+  const Verdict v = run(
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n============================================================\n"
+      "train.py FAILED\n------------------------------------------------------------\nFailures:\n  <NO_OTHER_FAILURES>\n"
+      "------------------------------------------------------------\nRoot Cause (first observed failure):\n[0]:\n"
+      "  time      : 2024-03-02_11:22:01\n  host      : gpu-a12.example\n  rank      : 5 (local_rank: 1)\n"
+      "  exitcode  : -7 (pid: 4410)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) received by PID 4410\n"
+      "============================================================\n",
+      1);
+  EXPECT_EQ(v.cls, "signal_kill");
+  bool cited = false;
+  for (const auto& s : v.shows) cited |= s.find("rank 5 on host gpu-a12.example (exit code -7)") != std::string::npos;
+  EXPECT_TRUE(cited);
+  bool host = false;
+  for (const auto& [k, val] : v.facts) host |= k == "host" && val == "gpu-a12.example";
+  EXPECT_TRUE(host);
+}
