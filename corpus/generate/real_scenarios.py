@@ -158,10 +158,11 @@ def _uid():
 
 
 def load():
+    import scen_asset
     import scen_code
     import scen_sys
     import scen_torch
-    for mod in (scen_code, scen_sys, scen_torch):
+    for mod in (scen_code, scen_sys, scen_torch, scen_asset):
         start = len(SCENARIOS)
         mod.register(sys.modules[__name__])
         for s in SCENARIOS[start:]:
