@@ -629,6 +629,9 @@ Verdict Decider::run() {
   const std::string ec = exit_claim(exit_, st_);
   if (!ec.empty()) v_.shows.push_back(ec);
   if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
+  if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0)
+    v_.shows.push_back("it ran " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.elapsed_s * 1000))) + " of its " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.time_limit_s * 1000))) +
+                       " time limit (" + std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
   if (const LauncherSummary& ls = scan_.launcher; ls.seen() && (!ls.rank().empty() || !ls.host().empty())) {
     v_.shows.push_back("line " + std::to_string(ls.line()) + ": the launcher's failure report names " +
                        (ls.rank().empty() ? std::string("a worker") : "rank " + ls.rank()) +
@@ -817,13 +820,15 @@ bool Decider::done_but_bad(Facts& facts) {
   // wrong is a verdict: few steps or slow steps may just be where the paste ends.
   const bool loss_only = !exit_.zero;
   // 1. Resume requested, nothing loaded, and training visibly started over.
-  if (!loss_only && P.resume_request && !P.load) {
+  if (!loss_only && (P.resume_request || !st_.resume_expected.empty()) && !P.load) {
     const auto head = L.head();
     const bool loss_restarted = has_trend && tr.trend == LossTracker::Trend::down && !head.empty() &&
                                 head.front().value >= 2.0 * std::max(tr.end, 1e-12);
     const bool step_restarted = P.have_step && P.first_step <= std::max<std::uint64_t>(10, P.max_step / 50);
     if (P.fresh_start || loss_restarted) {
       cite_marker(P.resume_request, "progress.resume_request", "a resume from a checkpoint was requested");
+      if (!st_.resume_expected.empty())
+        v_.shows.push_back("the scheduler's record implies a continuation: " + st_.resume_expected);
       if (P.fresh_start) cite_marker(P.fresh_start, "progress.fresh_start", "the job says it starts without a checkpoint");
       v_.shows.push_back("no line says a checkpoint was loaded (no 'loading checkpoint' / 'Restoring states' / "
                          "'Continuing training from checkpoint' marker)");
@@ -831,7 +836,8 @@ bool Decider::done_but_bad(Facts& facts) {
       if (loss_restarted)
         v_.shows.push_back("the first loss value (" + fmt(head.front().value) + ", line " + std::to_string(head.front().line) +
                            ") is a fresh model's: it then fell to about " + fmt(tr.end));
-      const int witnesses = (P.fresh_start ? 1 : 0) + (loss_restarted ? 1 : 0) + (step_restarted ? 1 : 0);
+      const int witnesses = (P.fresh_start ? 1 : 0) + (loss_restarted ? 1 : 0) + (step_restarted ? 1 : 0) +
+                            (P.resume_request && !st_.resume_expected.empty() ? 1 : 0);
       return decide("resume_from_scratch", 0.45 + 0.12 * witnesses, "");
     }
   }
@@ -1016,6 +1022,9 @@ Verdict Decider::healthy_or_not() {
   const std::string ec = exit_claim(exit_, st_);
   if (!ec.empty()) v_.shows.push_back(ec);
   if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
+  if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0)
+    v_.shows.push_back("it ran " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.elapsed_s * 1000))) + " of its " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.time_limit_s * 1000))) +
+                       " time limit (" + std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
   auto loss_claim = [&] {
     return "the " + scan_.loss.key() + " went from about " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) +
            ") to about " + fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ") over " +

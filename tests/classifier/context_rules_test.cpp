@@ -173,3 +173,31 @@ TEST(LauncherSummary, TorchrunsRootCauseBlockIsCited) {
   for (const auto& [k, val] : v.facts) host |= k == "host" && val == "gpu-a12.example";
   EXPECT_TRUE(host);
 }
+
+TEST(SchedulerContext, ARequeuedRunThatStartedOverIsAResumeFromScratch) {
+  std::string log;
+  for (int i = 1; i <= 30; ++i) log += "step " + std::to_string(i) + " loss " + std::to_string(8.0 / i) + "\n";
+  RunStatus st;
+  st.exit_code = 0;
+  st.slurm_state = "COMPLETED";
+  EXPECT_EQ(builtin().classify_text(log, st).cls, "healthy");
+  st.resume_expected = "Slurm requeued the job 1 time, so this run should have continued the first";
+  const Verdict v = builtin().classify_text(log, st);
+  EXPECT_EQ(v.cls, "resume_from_scratch");
+  bool cited = false;
+  for (const auto& s : v.shows) cited |= s.find("requeued the job 1 time") != std::string::npos;
+  EXPECT_TRUE(cited);
+}
+
+TEST(SchedulerContext, TimeUsedAgainstTheLimitIsShown) {
+  RunStatus st;
+  st.exit_code = 0;
+  st.slurm_state = "TIMEOUT";
+  st.elapsed_s = 3612;
+  st.time_limit_s = 3600;
+  const Verdict v = builtin().classify_text("step 1 loss 2.0\nstep 2 loss 1.9\nstep 3 loss 1.7\n", st);
+  EXPECT_EQ(v.cls, "timeout");
+  bool shown = false;
+  for (const auto& s : v.shows) shown |= s.find("time limit (100%)") != std::string::npos;
+  EXPECT_TRUE(shown) << to_text_for_test(v);
+}

@@ -84,6 +84,11 @@ struct RunStatus {
   std::optional<double> seconds_silent_before_end;
   // The job's process ids (main process and known children), to match OOM-killer records.
   std::vector<int> pids;
+  // Why this run should have resumed from a checkpoint, when the scheduler says so
+  // ("requeued 1 time", "depends on job 41 (afterok)"); empty = no such sign.
+  std::string resume_expected;
+  // Wall time used and allowed, from accounting (seconds).
+  std::optional<double> elapsed_s, time_limit_s;
 };
 
 }  // namespace gpualert::classify
