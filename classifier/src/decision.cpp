@@ -557,13 +557,20 @@ Verdict Decider::run() {
     const ProgressTracker& P = scan_.progress;
     std::optional<double> silent;
     std::string how;
+    const auto dur = [](double s) { return human_duration(std::chrono::milliseconds(static_cast<long long>(s * 1000))); };
     if (st_.seconds_silent_before_end) {
       silent = *st_.seconds_silent_before_end;
       how = "the capture timeline shows no output for the last " + fmt(*silent) + " s of the run";
     } else if (P.progress_bound_ts() && P.last_ts > P.progress_bound_ts() && P.last_ts_line > P.last_progress_line) {
       silent = static_cast<double>(P.last_ts - P.progress_bound_ts());
-      how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + fmt(*silent) +
-            " s before the last time stamp in the log (line " + std::to_string(P.last_ts_line) + ")";
+      how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + dur(*silent) +
+            " before the last time stamp in the log (line " + std::to_string(P.last_ts_line) + ")";
+    } else if (!P.progress_lines && P.last_output_ts && P.last_ts > P.last_output_ts && P.last_ts_line > P.last_output_ts_line) {
+      // No training progress at all: the job's own last stamped line vs the scheduler's.
+      silent = static_cast<double>(P.last_ts - P.last_output_ts);
+      how = "the job never printed training progress, and its last time-stamped line (line " +
+            std::to_string(P.last_output_ts_line) + ") came " + dur(*silent) + " before the scheduler's (line " +
+            std::to_string(P.last_ts_line) + ")";
     }
     const double step = P.step_time.count() ? P.step_time.late() : 0;
     const double need = std::max(300.0, 20.0 * step);

@@ -294,6 +294,10 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   markers(body, line);
   // Scheduler lines ("*** STEP 123.0 ON node CANCELLED ...") are never training progress.
   if (has(body, "slurmstepd") || has(body, "CANCELLED AT") || has(body, "srun: ")) return;
+  if (ts) {
+    last_output_ts = ts;
+    last_output_ts_line = line;
+  }
   bool any_digit = false;
   for (char c : body)
     if (std::isdigit(static_cast<unsigned char>(c))) { any_digit = true; break; }

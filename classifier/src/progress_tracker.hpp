@@ -78,6 +78,9 @@ class ProgressTracker {
   // Timestamps printed in the log (seconds since the epoch, UTC as printed).
   std::int64_t last_ts = 0, last_progress_ts = 0, first_ts = 0;
   std::uint64_t last_ts_line = 0;
+  // The last stamp on a line of the job's own (not the scheduler's "CANCELLED AT").
+  std::int64_t last_output_ts = 0;
+  std::uint64_t last_output_ts_line = 0;
   // A lower bound of the time of the last progress line: its own stamp, else the
   // first stamp printed after it (0 = unknown).
   std::int64_t progress_bound_ts() const { return last_progress_ts ? last_progress_ts : ts_after_progress_; }
