@@ -588,6 +588,15 @@ Verdict Decider::run() {
       disposition_primary = false;
     }
   }
+  // A failed run with nothing stronger: a warning that names a concrete cause (NCCL
+  // prints its CUDA failures as "NCCL WARN") is the best lead, said to be one.
+  bool from_warning = false;
+  if (!primary && exit_.code && *exit_.code != 0) {
+    for (const auto& [cls, c] : weak_)
+      if (c.priority >= kConcrete && c.hit && c.hit->on_warning && !c.hit->demoted && (!primary || better(c, *primary)))
+        primary = c;
+    from_warning = primary.has_value();
+  }
   if (!primary) return healthy_or_not();
 
   const Cand& p = *primary;
@@ -728,6 +737,12 @@ Verdict Decider::run() {
   }
   add_side_findings(p.cls);
 
+  if (from_warning) {
+    v_.confidence = std::min(v_.confidence, 0.45);
+    v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                            "The deciding line is a warning, not an error: nothing stronger in the log explains the failure, "
+                            "so it is the best lead, not a certainty.");
+  }
   // Signal specifics: a bare SIGKILL says who died, not why.
   if (p.suspected) {
     v_.confidence = std::min(v_.confidence, 0.4);

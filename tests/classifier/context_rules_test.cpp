@@ -201,3 +201,13 @@ TEST(SchedulerContext, TimeUsedAgainstTheLimitIsShown) {
   for (const auto& s : v.shows) shown |= s.find("time limit (100%)") != std::string::npos;
   EXPECT_TRUE(shown) << to_text_for_test(v);
 }
+
+TEST(Warnings, AWarningNamingACauseLeadsOnlyWhenTheRunFailedAndNothingElseExplainsIt) {
+  const std::string log =
+      "node1:313:313 [0] misc/cudawrap.cc:270 NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime "
+      "version'\nbench exited 1\n";
+  const Verdict failed = run(log, 1);
+  EXPECT_EQ(failed.cls, "env_mismatch");
+  EXPECT_LE(failed.confidence, 0.45);
+  EXPECT_NE(run(log + "step 1 loss 2.0\nstep 2 loss 1.0\nstep 3 loss 0.5\n", 0).cls, "env_mismatch");
+}
