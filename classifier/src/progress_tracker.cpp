@@ -237,7 +237,9 @@ void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
   const Patterns& p = P();
   const re2::StringPiece sp(s.data(), s.size());
   const bool ck = has(s, "heckpoint") || has(s, "ckpt") || has(s, "CHECKPOINT");
-  if (ck || has(s, "esum") || has(s, "estor") || has(s, "oad") || has(s, "RESTART") || has(s, "initial_epoch") ||
+  // The gate is case-sensitive, the patterns are not: "RESUME=1" printed from the environment counts too.
+  if (ck || has(s, "esum") || has(s, "ESUM") || has(s, "estor") || has(s, "ESTOR") || has(s, "oad") || has(s, "OAD") ||
+      has(s, "RESTART") || has(s, "initial_epoch") ||
       has(s, "estart")) {
     std::string v, w;
     if (ck && !has(s, "shards") && RE2::PartialMatch(sp, p.load)) mark(load, line, s);

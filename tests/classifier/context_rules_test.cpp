@@ -211,3 +211,9 @@ TEST(Warnings, AWarningNamingACauseLeadsOnlyWhenTheRunFailedAndNothingElseExplai
   EXPECT_LE(failed.confidence, 0.45);
   EXPECT_NE(run(log + "step 1 loss 2.0\nstep 2 loss 1.0\nstep 3 loss 0.5\n", 0).cls, "env_mismatch");
 }
+
+TEST(Resume, AnUppercaseEnvironmentFlagIsAResumeRequest) {
+  std::string log = "RESUME=1 CKPT_DIR=outputs\n";
+  for (int i = 1; i <= 10; ++i) log += "step " + std::to_string(10 * i) + "/300 loss " + std::to_string(12.0 / i) + "\n";
+  EXPECT_EQ(run(log, 0).cls, "resume_from_scratch");
+}
