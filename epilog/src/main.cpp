@@ -26,6 +26,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
+#include "output_silence.hpp"
 #include "gpualert/common/run_program.hpp"
 #include "slurm_accounting.hpp"
 
@@ -168,6 +169,19 @@ int main(int argc, char** argv) {
     classify::RunStatus status;
     status.exit_code = jf.exit_code;
     if (acct.final) status.slurm_state = acct.state;
+    if (dir) {
+      // Hang vs timeout needs how long the job had been silent when it ended.
+      std::vector<std::string> problems;
+      const auto stats = stat_task_logs(*dir, logs, problems);
+      for (const auto& p : problems) note(p);
+      auto known = [](std::chrono::system_clock::time_point t) -> std::optional<std::chrono::system_clock::time_point> {
+        if (t.time_since_epoch().count() == 0) return std::nullopt;
+        return t;
+      };
+      const OutputSilence silence = output_silence(known(jf.facts.ended), known(jf.facts.started), stats);
+      status.seconds_silent_before_end = silence.seconds;
+      note(silence.note);
+    }
     if (settings.kernel_events) {
       std::vector<std::string> problems;  // the kernel log of this node, for the job's window
       const auto end = jf.facts.ended.time_since_epoch().count() ? jf.facts.ended : std::chrono::system_clock::now();

@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -26,7 +27,7 @@ SMTP_SERVER = os.environ.get("SMTP_SERVER", "")
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 SPOOL = "/var/spool/gpualert-test"
 USER = "alice"
-SLOW = os.environ.get("GPUALERT_SLURM_SLOW", "1") == "1"  # the TIMEOUT case takes ~90 s
+SLOW = os.environ.get("GPUALERT_SLURM_SLOW", "1") == "1"  # the TIMEOUT case takes ~90 s, the hang case ~7 min
 
 state = {}
 
@@ -192,7 +193,7 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.pair("", "--wrap \"%s -c 'import ctypes; ctypes.string_at(0)'\"" % PYTHON, "segfault")
 
     def test_05_sigkill(self):
-        self.pair("", "--wrap 'kill -KILL $$'", "signal_kill")
+        self.pair("", "--wrap 'kill -KILL $$'", "oom_killer")  # a suspected OOM kill: nothing else sends SIGKILL so often
 
     def test_06_memory_hog(self):
         hog = "%s -c 'import time; x = bytearray(700 * 1024 * 1024); time.sleep(30)'" % PYTHON
@@ -275,6 +276,34 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertIn("run 1", log, "the log is the last run's")
         self.assertNotIn("run 0", log, "the first run's log is not mixed in")
         self.assertEqual(msgs[0]["X-Gpualert-Class"], "healthy", body[:2000])
+
+    @unittest.skipUnless(SLOW, "GPUALERT_SLURM_SLOW=0")
+    def test_13_silent_until_time_limit_is_a_hang(self):
+        # Progress with step times in the first second, then silence until Slurm kills the
+        # job at its limit: a hang, with the timeout only as a secondary finding. The
+        # classifier wants at least max(300 s, 20 x the late step time) of silence
+        # (classifier/src/decision.cpp): printed step times can only raise that floor, so a
+        # 1-minute limit can never show a hang; 6 minutes leaves ~355 s of silence.
+        script = ('for i in 1 2 3 4 5; do echo "step $i/100 loss 2.$((9-i)) (0.05 s/step)"; sleep 0.05; done; '
+                  'sleep 900')
+        jid = job_id(as_user("sbatch --parsable --time=6 --gpualert=alice@example.org --wrap '%s'" % script,
+                             check=True).stdout.decode())
+        deadline = time.time() + 600  # sacct() alone waits two minutes; the limit is six
+        while time.time() < deadline and sh(["squeue", "-h", "-j", str(jid), "-o", "%T"], check=False).stdout.strip() \
+                in (b"PENDING", b"CONFIGURING", b"RUNNING"):
+            time.sleep(5)
+        self.assertEqual(sacct(jid)[0], "TIMEOUT")
+        msgs = messages_for(jid, wait=150)
+        self.assertEqual(len(msgs), 1)
+        body = msgs[0].get_body(("plain",)).get_content().replace("\r\n", "\n")  # the body keeps its CRLFs
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "hang", body[:3000])
+        silent = re.search(r"no output for the last ([\d.]+) s of the run", body)
+        self.assertIsNotNone(silent, body[:3000])
+        self.assertGreaterEqual(float(silent.group(1)), 300.0, body[:3000])
+        also = body.split("\nAlso noticed\n", 1)
+        self.assertEqual(len(also), 2, "no secondary findings in:\n" + body[:3000])
+        self.assertRegex(also[1].split("\n\n", 1)[0], r"(?m)^  - timeout: .*how the hung job ended", body[:3000])
+        print("\n  job %d: class hang, silent %s s before the end" % (jid, silent.group(1)), flush=True)
 
     def test_99_two_nodes_one_verdict(self):
         # A second slurmd in its own network namespace; both nodes write to this
