@@ -31,6 +31,7 @@ struct Sample {
   std::string id, mode, source, split;
   fs::path log;
   std::optional<int> exit_code;
+  std::optional<std::string> slurm_state;  // what accounting said, when the sample came from Slurm
 };
 
 // log_path is relative to the labels file's directory (our corpus) or to its parent
@@ -87,6 +88,7 @@ std::vector<Sample> load_labels(const fs::path& file) {
       s.mode = j.value("mode", j.value("class", ""));
       s.source = j.value("source", "unspecified");
       s.split = j.value("split", "");
+      if (j.contains("slurm_state") && j["slurm_state"].is_string()) s.slurm_state = j["slurm_state"].get<std::string>();
       if (j.contains("true_exit_code") && j["true_exit_code"].is_number_integer()) s.exit_code = j["true_exit_code"].get<int>();
       else if (j.contains("exit_code") && j["exit_code"].is_number_integer()) s.exit_code = j["exit_code"].get<int>();
       s.log = resolve(dir, j.value("log_path", s.id + ".log"));
@@ -270,6 +272,7 @@ int main(int argc, char** argv) {
       if (n == "ours") {
         gpualert::classify::RunStatus st;
         st.exit_code = s.exit_code;
+        st.slurm_state = s.slurm_state;
         const auto v = ours->classify_text(text, st);
         p = v.cls;
         strict_ours[s.id] = p;

@@ -92,6 +92,10 @@ bool append_file(const spool::DirFd& dir, const std::string& name, int out, std:
 
 }  // namespace
 
+std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::vector<std::string>& problems) {
+  return read_records(dir, 0, problems);
+}
+
 JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,
                          const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart) {
   JobLogs r;

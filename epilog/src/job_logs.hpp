@@ -24,6 +24,9 @@ struct JobLogs {
 // fills in as other nodes finish; a node-local one never will).
 // Only records of run RESTART (SLURM_RESTART_COUNT) count: a requeued job's
 // earlier runs are reported by their own helpers.
+// The step records in the job directory, the newest run's only (see collect_job_logs).
+std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::vector<std::string>& problems);
+
 JobLogs collect_job_logs(const spool::DirFd& job_dir, const std::filesystem::path& job_dir_path,
                          const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart = 0);
 

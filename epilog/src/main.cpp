@@ -26,6 +26,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
+#include "node_events.hpp"
 #include "output_silence.hpp"
 #include "gpualert/common/run_program.hpp"
 #include "slurm_accounting.hpp"
@@ -128,6 +129,20 @@ int main(int argc, char** argv) {
     const auto nodes = expand_nodelist(env->nodelist);
     if (!any_node && !nodes.empty() && !env->node.empty() && nodes.front() != env->node) {
       note("not the job's first node (" + nodes.front() + "); that node's helper notifies");
+      // What this node's kernel saw (an Xid, an OOM kill) is evidence the reporting node lacks.
+      config::Loader early;
+      if (!conf.empty()) early.apply_file(conf);
+      if (dir && early.settings().kernel_events) {
+        std::vector<std::string> problems;
+        const auto [from, until] = node_window(read_step_records(*dir, problems), env->node);
+        std::string msg;
+        if (from.time_since_epoch().count())
+          publish_node_events(*dir, env->gid, env->node, env->restart_count, from,
+                              until.time_since_epoch().count() ? until : std::chrono::system_clock::now(), msg);
+        else
+          msg = "no step record of this node gives the job's window: no kernel events left for the reporting node";
+        note(msg);
+      }
       return 0;
     }
 
@@ -165,10 +180,16 @@ int main(int argc, char** argv) {
     else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
     for (const auto& p : loader.problems()) note("config: " + p.text());
 
-    const JobFacts jf = job_facts(*env, acct, logs);
+    JobFacts jf = job_facts(*env, acct, logs);
     classify::RunStatus status;
     status.exit_code = jf.exit_code;
     if (acct.final) status.slurm_state = acct.state;
+    if (const auto e = parse_elapsed(acct.elapsed)) status.elapsed_s = static_cast<double>(e->count()) / 1000.0;
+    if (const auto l = parse_elapsed(acct.timelimit)) status.time_limit_s = static_cast<double>(l->count()) / 1000.0;
+    // A requeued job's later run should continue from the earlier run's checkpoint.
+    if (env->restart_count > 0)
+      status.resume_expected = "Slurm requeued the job " + std::to_string(env->restart_count) +
+                               " time(s), so this run should have continued where the previous one stopped";
     if (dir) {
       // Hang vs timeout needs how long the job had been silent when it ended.
       std::vector<std::string> problems;
@@ -191,6 +212,22 @@ int main(int argc, char** argv) {
         for (const auto& t : step.tasks)
           if (t.pid > 0) status.pids.push_back(t.pid);
       for (const auto& p : problems) note(p);
+      if (dir && nodes.size() > 1) {
+        // The other nodes' kernel events, left in the spool by their helpers.
+        std::vector<std::string> missing, bad;
+        const auto others = gather_node_events(*dir, nodes, env->node, env->restart_count,
+                                               std::chrono::seconds(std::min(node_wait, 30)), missing, bad);
+        for (const auto& o : others) {
+          for (const auto& k : o.events) status.events.push_back({k.time_us, o.node + ": " + k.source, k.text});
+          if (!o.read_any) missing.push_back(o.node + " (no kernel log readable there)");
+        }
+        for (const auto& b : bad) note(b);
+        std::string list;
+        for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+        note("kernel events from " + std::to_string(others.size()) + " other node(s)" +
+             (missing.empty() ? "" : "; not read: " + list));
+        if (!missing.empty()) jf.facts.extra.push_back({"kernel log not read on", list});
+      }
     }
     const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
     const classify::Verdict v =

@@ -16,19 +16,27 @@ std::int64_t to_us(std::chrono::system_clock::time_point t) {
 }
 }  // namespace
 
-void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
-                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems) {
+NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to) {
   events::EventSources src;
   src.journal = events::journal_supported();
   for (const char* f : kKernelLogs)
     if (std::filesystem::exists(f)) src.files.emplace_back(f);
   const auto rep = events::read_kernel_events_report(from - kSlack, to + kSlack, src);
+  NodeKernelLog out;
+  out.read_any = rep.any_source();
+  out.errors = rep.errors;
+  for (const auto& e : rep.events) out.events.push_back({e.has_time() ? to_us(e.time) : 0, e.source, e.text});
+  return out;
+}
+
+void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
+                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems) {
+  NodeKernelLog k = read_node_kernel_log(from, to);
   status.start_time_us = to_us(from);
   status.end_time_us = to_us(to);
-  status.events_collected = rep.any_source();
-  for (const auto& e : rep.events)
-    status.events.push_back({e.has_time() ? to_us(e.time) : 0, e.source, e.text});
-  if (!rep.any_source() && !rep.errors.empty()) problems.push_back("no kernel log could be read: " + rep.errors.front());
+  status.events_collected = k.read_any;
+  for (auto& e : k.events) status.events.push_back(std::move(e));
+  if (!k.read_any && !k.errors.empty()) problems.push_back("no kernel log could be read: " + k.errors.front());
 }
 
 std::optional<double> silence_before_end(const std::filesystem::path& streams, std::chrono::milliseconds duration) {

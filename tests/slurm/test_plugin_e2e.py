@@ -249,8 +249,10 @@ class PluginOnRealSlurm(unittest.TestCase):
 
     def test_12_requeued_job_is_reported_once_by_its_last_run(self):
         # SLURM_RESTART_COUNT is unset on a job's first run and 1 after one requeue.
+        # The second run starts its training over (loss back at a fresh model's value, no
+        # checkpoint loaded): after a requeue that is work lost, reported as such.
         script = ("echo run ${SLURM_RESTART_COUNT:-0}; if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then sleep 300; fi; "
-                  "for i in 1 2 3 4 5; do echo step $i loss 0.$((9-i)); done")
+                  "for i in 1 2 3 4 5 6 7 8; do echo step $i loss $((16 / i)).0; done")
         jid = job_id(as_user("sbatch --parsable --requeue --gpualert=alice@example.org --wrap '%s'" % script,
                              check=True).stdout.decode())
         for _ in range(60):
@@ -275,7 +277,8 @@ class PluginOnRealSlurm(unittest.TestCase):
         log = atts.get("output.log", b"").decode(errors="replace")
         self.assertIn("run 1", log, "the log is the last run's")
         self.assertNotIn("run 0", log, "the first run's log is not mixed in")
-        self.assertEqual(msgs[0]["X-Gpualert-Class"], "healthy", body[:2000])
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "resume_from_scratch", body[:2000])
+        self.assertIn("requeued the job 1 time", body.replace("\r\n", "\n"))
 
     @unittest.skipUnless(SLOW, "GPUALERT_SLURM_SLOW=0")
     def test_13_silent_until_time_limit_is_a_hang(self):

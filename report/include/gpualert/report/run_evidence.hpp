@@ -8,12 +8,21 @@
 #include <vector>
 
 #include "gpualert/classifier/verdict.hpp"
+#include "gpualert/events/kernel_events.hpp"
 
 namespace gpualert::report {
 
-// Reads the journal (when this build has sd-journal) and the usual kernel-log
-// files for [FROM - slack, TO + slack] into STATUS.events, and says what could
-// not be read in PROBLEMS only when nothing at all could be.
+// This node's kernel log for [FROM - slack, TO + slack]: the journal (when this build
+// has sd-journal) and the usual kernel-log files, as classifier events.
+struct NodeKernelLog {
+  bool read_any = false;
+  std::vector<std::string> errors;
+  std::vector<classify::KernelEvent> events;
+};
+NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to);
+
+// The same into STATUS.events, saying what could not be read in PROBLEMS only when
+// nothing at all could be.
 void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
                        std::chrono::system_clock::time_point to, std::vector<std::string>& problems);
 

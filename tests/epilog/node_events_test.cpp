@@ -1,0 +1,101 @@
+// Kernel events of the other nodes of a job, handed over through the spool.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "node_events.hpp"
+
+using namespace gpualert::epilog;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  gpualert::spool::DirFd fd;
+  TempDir() {
+    char tmpl[] = "/tmp/ga-nodeev-XXXXXX";
+    path = ::mkdtemp(tmpl);
+    fd = gpualert::spool::DirFd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path + "/" + name) << text; }
+};
+
+gpualert::spool::StepRecord record(const std::string& node, const std::string& started, const std::string& ended) {
+  gpualert::spool::StepRecord r;
+  r.node = node;
+  r.started = started;
+  r.ended = ended;
+  return r;
+}
+
+}  // namespace
+
+TEST(NodeEvents, TheWindowIsThisNodesOwnSteps) {
+  const auto [from, to] = node_window({record("n1", "2026-11-22T08:00:00Z", "2026-11-22T09:00:00Z"),
+                                       record("n2", "2026-11-22T08:00:05Z", "2026-11-22T08:30:00Z"),
+                                       record("n2", "2026-11-22T08:10:00Z", "2026-11-22T08:50:00Z")},
+                                      "n2");
+  EXPECT_EQ(Clock::to_time_t(from), 1795334405);  // 2026-11-22T08:00:05Z
+  EXPECT_EQ(Clock::to_time_t(to), 1795337400);    // 2026-11-22T08:50:00Z
+  const auto none = node_window({record("n1", "2026-11-22T08:00:00Z", "")}, "n3");
+  EXPECT_EQ(none.first.time_since_epoch().count(), 0);
+}
+
+TEST(NodeEvents, OtherNodesFilesAreMergedAndTheMissingNamed) {
+  TempDir d;
+  NodeEvents e;
+  e.node = "n2";
+  e.read_any = true;
+  e.events.push_back({1'795'334'500'000'000, "journal", "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus."});
+  d.write(node_events_name("n2", 0), to_json_text(e));
+  NodeEvents forged = e;
+  forged.node = "n1";  // the content claims another node: the file name decides
+  d.write(node_events_name("n3", 0), to_json_text(forged));
+  d.write(node_events_name("n4", 0), "{not json");
+  std::vector<std::string> missing, problems;
+  const auto got = gather_node_events(d.fd, {"n1", "n2", "n3", "n4", "n5"}, "n1", 0, std::chrono::milliseconds(300),
+                                      missing, problems);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].node, "n2");
+  ASSERT_EQ(got[0].events.size(), 1u);
+  EXPECT_NE(got[0].events[0].text.find("Xid"), std::string::npos);
+  EXPECT_EQ(got[1].node, "n3");
+  EXPECT_EQ(missing, std::vector<std::string>{"n5"});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("malformed"), std::string::npos);
+}
+
+TEST(NodeEvents, AFileForAnotherRunIsNotRead) {
+  TempDir d;
+  NodeEvents e;
+  e.node = "n2";
+  d.write(node_events_name("n2", 0), to_json_text(e));
+  std::vector<std::string> missing, problems;
+  const auto got = gather_node_events(d.fd, {"n1", "n2"}, "n1", 1, std::chrono::milliseconds(0), missing, problems);
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(missing, std::vector<std::string>{"n2"});
+}
+
+TEST(NodeEvents, NodeNamesCannotLeaveTheDirectory) {
+  const std::string n = node_events_name("../../etc/passwd", 0);
+  EXPECT_EQ(n.find('/'), std::string::npos) << n;
+}
+
+TEST(NodeEvents, PublishWritesWhatThisNodeCouldRead) {
+  TempDir d;
+  std::string note;
+  const auto now = Clock::now();
+  ASSERT_TRUE(publish_node_events(d.fd, ::getgid(), "self", 2, now - std::chrono::minutes(1), now, note)) << note;
+  std::ifstream in(d.path + "/" + node_events_name("self", 2));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const NodeEvents back = node_events_from_json_text(ss.str());
+  EXPECT_EQ(back.node, "self");
+  EXPECT_FALSE(note.empty());
+}
