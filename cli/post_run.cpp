@@ -40,6 +40,7 @@ classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& pro
   status.exec_failed = in.facts.exec_failed;
   if (in.child_pid > 0) status.pids.push_back(in.child_pid);
   if (in.settings.kernel_events) report::add_kernel_events(status, in.facts.started, in.facts.ended, problems);
+  status.hang_after_s = static_cast<double>(in.settings.hang_after.count()) / 1000.0;
   if (!in.streams.empty()) status.seconds_silent_before_end = report::silence_before_end(in.streams, in.facts.duration);
   const auto classifier = load_classifier(in.settings, problems);
   if (in.facts.log.empty()) return classifier.classify_text("", status);

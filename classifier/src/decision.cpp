@@ -573,7 +573,7 @@ Verdict Decider::run() {
             std::to_string(P.last_ts_line) + ")";
     }
     const double step = P.step_time.count() ? P.step_time.late() : 0;
-    const double need = std::max(300.0, 20.0 * step);
+    const double need = std::max(st_.hang_after_s, 20.0 * step);
     const int sig = exit_.signal ? exit_.signal : log_signal_;
     const bool killed = (primary && primary->cls == "signal_kill" && (sig == 15 || sig == 9 || sig == 2)) ||
                         (primary && primary->suspected) ||

@@ -16,7 +16,7 @@ namespace {
 const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
-    "attach_budget", "tail_lines", "artifact", "kernel_events"};
+    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -146,6 +146,10 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto b = parse_bool(value);
     if (!b) return bad("must be yes or no");
     s_.kernel_events = *b;
+  } else if (key == "hang_after") {
+    const auto d = parse_duration(value);
+    if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");
+    s_.hang_after = *d;
   } else if (key == "artifact") {
     s_.artifacts.push_back(value);
   } else {

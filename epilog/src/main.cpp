@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
     classify::RunStatus status;
     status.exit_code = jf.exit_code;
     if (acct.final) status.slurm_state = acct.state;
+    status.hang_after_s = static_cast<double>(settings.hang_after.count()) / 1000.0;
     if (const auto e = parse_elapsed(acct.elapsed)) status.elapsed_s = static_cast<double>(e->count()) / 1000.0;
     if (const auto l = parse_elapsed(acct.timelimit)) status.time_limit_s = static_cast<double>(l->count()) / 1000.0;
     // A requeued job's later run should continue from the earlier run's checkpoint.

@@ -110,3 +110,14 @@ TEST(Loader, DefaultsNeedNothingConfigured) {
   EXPECT_NE(l.settings().to[0].find('@'), std::string::npos);
   EXPECT_EQ(l.settings().outbox, l.settings().state_dir / "outbox");
 }
+
+TEST(Loader, HangAfterIsADurationAndRejectsNonsense) {
+  const auto p = write_conf("hang_after = 120\nhang_after = -5\n");
+  Loader l;
+  l.apply_file(p);
+  EXPECT_EQ(l.settings().hang_after.count(), 120000);  // the bad second value kept the first
+  ASSERT_EQ(l.problems().size(), 1u);
+  EXPECT_EQ(l.problems()[0].where, p.string() + ":2");
+  EXPECT_EQ(Loader().settings().hang_after.count(), 300000);
+  fs::remove(p);
+}

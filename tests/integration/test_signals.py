@@ -62,3 +62,40 @@ class Signals(GpualertCase):
         self.assertEqual(seen.count(b"got SIGINT"), 1, seen)
         self.assertTrue(os.WIFSIGNALED(status))
         self.assertEqual(os.WTERMSIG(status), signal.SIGINT)
+
+
+class HangVersusKill(GpualertCase):
+    """A run stopped from outside after its output went silent is a hang; the
+    silence comes from the capture timeline, the threshold from hang_after."""
+
+    def run_killed_after(self, silent_for, hang_after):
+        script = ("import sys, time\n"
+                  "for i in range(1, 6):\n"
+                  "    print(f'step {i} loss {2.0 / i:.3f}', flush=True)\n"
+                  "print('ready', flush=True)\n"
+                  "time.sleep(600)\n")
+        env = dict(self.env, GPUALERT_HANG_AFTER=str(hang_after))
+        p = subprocess.Popen([GPUALERT, "run", "--quiet", "--run-dir", self.run_dir(), "--", "/usr/bin/python3", "-c", script],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.tmp)
+        while True:
+            line = p.stdout.readline()
+            self.assertTrue(line, "the child ended early")
+            if line == b"ready\n":
+                break
+        time.sleep(silent_for)
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=120)
+        self.assertEqual(p.returncode, -signal.SIGTERM)  # the verdict never changes the status
+        import json
+        with open(os.path.join(self.run_dir(), "verdict.json")) as f:
+            return json.load(f)
+
+    def test_silence_beyond_hang_after_is_a_hang(self):
+        v = self.run_killed_after(3.5, 2)
+        self.assertEqual(v["class"], "hang", v)
+        self.assertTrue(any("capture timeline" in s for s in v["shows"]), v["shows"])
+        self.assertTrue(any(f["class"] == "signal_kill" for f in v["secondary"]), v["secondary"])
+
+    def test_a_short_pause_is_not_a_hang(self):
+        v = self.run_killed_after(0.5, 30)
+        self.assertEqual(v["class"], "signal_kill", v)

@@ -89,6 +89,9 @@ struct RunStatus {
   std::string resume_expected;
   // Wall time used and allowed, from accounting (seconds).
   std::optional<double> elapsed_s, time_limit_s;
+  // Silence (seconds) before an ended run that counts as a hang; the step-time rule
+  // (20 late steps) still applies on top. Default 300.
+  double hang_after_s = 300.0;
 };
 
 }  // namespace gpualert::classify

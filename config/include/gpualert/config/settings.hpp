@@ -26,6 +26,8 @@ struct Settings {
   std::filesystem::path outbox;     // default: <state_dir>/outbox
   std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
   bool kernel_events = true;  // read the node's journal / kernel log for Xid, ECC and OOM-killer records
+  // Silence before an ended run that makes it a hang (at least 20 late steps long too).
+  std::chrono::milliseconds hang_after{300000};
 
   // The message.
   std::uint64_t attach_budget = 20ull << 20;  // encoded bytes for all attachments
