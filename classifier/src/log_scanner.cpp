@@ -22,10 +22,8 @@ bool looks_like_warning(std::string_view body) {
       starts_with(body, "[WARN") || starts_with(body, "W ")) return true;
   if (body.size() > 5 && body[0] == 'W' && std::isdigit(static_cast<unsigned char>(body[1])) &&
       std::isdigit(static_cast<unsigned char>(body[4]))) return true;  // glog "W1122 ..."
-  // TensorFlow / absl: "2024-05-01 10:00:00.123456: W tensorflow/..."
-  if (const auto w = body.find(": W "); w != std::string_view::npos && w > 0 && w < 40 &&
-      std::isdigit(static_cast<unsigned char>(body[w - 1])))
-    return true;
+  // Not TensorFlow's "...123456: W tensorflow/..." prefix: TF logs failed ops
+  // ("OP_REQUIRES failed ... Permission denied") at that level.
   return contains(body, " WARNING ") || contains(body, " WARN ") || contains(body, "[WARNING]") ||
          contains(body, " WARNING:") || contains(body, "|WARNING|");
 }
