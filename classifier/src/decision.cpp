@@ -158,6 +158,8 @@ class Decider {
   Verdict healthy_or_not();
   bool done_but_bad(Facts& facts);
   void cite_marker(const Marker& m, const std::string& rule, const std::string& claim);
+  // The exit status, Slurm's state and the time used against the limit, as shows.
+  void show_status();
 
   const RuleSet& rules_;
   const ScanResult& scan_;
@@ -642,12 +644,7 @@ Verdict Decider::run() {
         if (!h->on_warning && !h->demoted && v_.evidence.size() < 6) cite(*h, 4);
     }
   }
-  const std::string ec = exit_claim(exit_, st_);
-  if (!ec.empty()) v_.shows.push_back(ec);
-  if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
-  if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0)
-    v_.shows.push_back("it ran " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.elapsed_s * 1000))) + " of its " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.time_limit_s * 1000))) +
-                       " time limit (" + std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
+  show_status();
   if (const LauncherSummary& ls = scan_.launcher; ls.seen() && (!ls.rank().empty() || !ls.host().empty())) {
     v_.shows.push_back("line " + std::to_string(ls.line()) + ": the launcher's failure report names " +
                        (ls.rank().empty() ? std::string("a worker") : "rank " + ls.rank()) +
@@ -800,6 +797,17 @@ Verdict Decider::run() {
   if (scan_.long_lines)
     v_.cannot_decide.push_back(std::to_string(scan_.long_lines) + " over-long line(s) were read only in their first 64 KiB.");
   return std::move(v_);
+}
+
+void Decider::show_status() {
+  const std::string ec = exit_claim(exit_, st_);
+  if (!ec.empty()) v_.shows.push_back(ec);
+  if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
+  if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0) {
+    const auto dur = [](double sec) { return human_duration(std::chrono::milliseconds(static_cast<long long>(sec * 1000))); };
+    v_.shows.push_back("it ran " + dur(*st_.elapsed_s) + " of its " + dur(*st_.time_limit_s) + " time limit (" +
+                       std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
+  }
 }
 
 void Decider::cite_marker(const Marker& m, const std::string& rule, const std::string& claim) {
@@ -1041,12 +1049,7 @@ bool Decider::done_but_bad(Facts& facts) {
 // No cause and no disposition: healthy needs positive evidence.
 Verdict Decider::healthy_or_not() {
   const auto tr = scan_.loss.trend();
-  const std::string ec = exit_claim(exit_, st_);
-  if (!ec.empty()) v_.shows.push_back(ec);
-  if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
-  if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0)
-    v_.shows.push_back("it ran " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.elapsed_s * 1000))) + " of its " + human_duration(std::chrono::milliseconds(static_cast<long long>(*st_.time_limit_s * 1000))) +
-                       " time limit (" + std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
+  show_status();
   auto loss_claim = [&] {
     return "the " + scan_.loss.key() + " went from about " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) +
            ") to about " + fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ") over " +
