@@ -127,6 +127,15 @@ def run(cmd, cwd=None, env=None, kill_after=None, kill_signal=signal.SIGTERM, ki
     return b"".join(chunks), p.returncode, time.time() - t0
 
 
+def select(scenarios, only):
+    """The scenarios whose id starts with, or whose mode equals, one of the
+    comma-separated keys in ONLY (all of them when ONLY is empty)."""
+    if not only:
+        return scenarios
+    keys = only.split(",")
+    return [s for s in scenarios if any(s["id"].startswith(k) or s["mode"] == k for k in keys)]
+
+
 def write_log(sid, data: bytes):
     os.makedirs(LOGS, exist_ok=True)
     path = os.path.join(LOGS, f"{sid}.log")

@@ -178,10 +178,7 @@ def main():
     a = ap.parse_args()
     load()
     install_torchrun()
-    todo = SCENARIOS
-    if a.only:
-        keys = a.only.split(",")
-        todo = [s for s in SCENARIOS if any(s["id"].startswith(k) or s["mode"] == k for k in keys)]
+    todo = capture.select(SCENARIOS, a.only)
     if a.list:
         for s in todo:
             print(s["id"], s["name"])

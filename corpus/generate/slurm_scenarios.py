@@ -647,9 +647,9 @@ def wait_node_idle(node, timeout=90):
     raise RuntimeError(f"node {node} not idle: {node_state(node)}")
 
 
-def run_group_down(scens):
-    results, jobs = [], []
-    # submit all, wait until all are running and printing, then take the node down
+def start_group(scens, lines=12):
+    """Submits every scenario's job, then waits until each runs and has printed LINES lines."""
+    jobs = []
     for s in scens:
         j = Job(s)
         j.setup()
@@ -658,7 +658,14 @@ def run_group_down(scens):
         jobs.append(j)
     for j in jobs:
         j.wait_running()
-        j.wait_lines(12)
+        j.wait_lines(lines)
+    return jobs
+
+
+def run_group_down(scens):
+    results = []
+    # submit all, wait until all are running and printing, then take the node down
+    jobs = start_group(scens)
     sh(["scontrol", "update", f"nodename={N2}", "state=down", "reason=ECC errors reported by BMC, node taken out"])
     say(f"  node {N2} set DOWN by scontrol")
     for j in jobs:
@@ -683,16 +690,7 @@ def run_group_down(scens):
 
 def run_group_kill(scens):
     """Kill vm2's slurmd (+ the 'power' jobs' processes there) under running jobs."""
-    jobs = []
-    for s in scens:
-        j = Job(s)
-        j.setup()
-        j.submit()
-        say(f"  {j.id:22s} submitted job {j.jobid} ({s['name']})")
-        jobs.append(j)
-    for j in jobs:
-        j.wait_running()
-        j.wait_lines(12)
+    jobs = start_group(scens)
     time.sleep(2)
     power = [j.jobid for j in jobs if j.s["group"] == "kill:power"]
     pids = job_pids_on_vm2(power)
@@ -801,10 +799,7 @@ def main():
     N1 = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
     N2 = N1 + "2"
     register()
-    todo = SCENARIOS
-    if a.only:
-        keys = a.only.split(",")
-        todo = [s for s in SCENARIOS if any(s["id"].startswith(k) or s["mode"] == k for k in keys)]
+    todo = capture.select(SCENARIOS, a.only)
     if a.list:
         for s in todo:
             print(s["id"], s["name"])
