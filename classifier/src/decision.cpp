@@ -56,6 +56,11 @@ std::string rank_of(const std::string& line) {
   return digits;
 }
 
+// Seconds as "4h00m" / "2m05s".
+std::string duration_text(double seconds) {
+  return human_duration(std::chrono::milliseconds(static_cast<long long>(seconds * 1000)));
+}
+
 std::string upper_word(const std::string& s) {
   std::string w;
   for (char c : s) {
@@ -559,19 +564,18 @@ Verdict Decider::run() {
     const ProgressTracker& P = scan_.progress;
     std::optional<double> silent;
     std::string how;
-    const auto dur = [](double s) { return human_duration(std::chrono::milliseconds(static_cast<long long>(s * 1000))); };
     if (st_.seconds_silent_before_end) {
       silent = *st_.seconds_silent_before_end;
       how = "the capture timeline shows no output for the last " + fmt(*silent) + " s of the run";
     } else if (P.progress_bound_ts() && P.last_ts > P.progress_bound_ts() && P.last_ts_line > P.last_progress_line) {
       silent = static_cast<double>(P.last_ts - P.progress_bound_ts());
-      how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + dur(*silent) +
+      how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + duration_text(*silent) +
             " before the last time stamp in the log (line " + std::to_string(P.last_ts_line) + ")";
     } else if (!P.progress_lines && P.last_output_ts && P.last_ts > P.last_output_ts && P.last_ts_line > P.last_output_ts_line) {
       // No training progress at all: the job's own last stamped line vs the scheduler's.
       silent = static_cast<double>(P.last_ts - P.last_output_ts);
       how = "the job never printed training progress, and its last time-stamped line (line " +
-            std::to_string(P.last_output_ts_line) + ") came " + dur(*silent) + " before the scheduler's (line " +
+            std::to_string(P.last_output_ts_line) + ") came " + duration_text(*silent) + " before the scheduler's (line " +
             std::to_string(P.last_ts_line) + ")";
     }
     const double step = P.step_time.count() ? P.step_time.late() : 0;
@@ -804,8 +808,7 @@ void Decider::show_status() {
   if (!ec.empty()) v_.shows.push_back(ec);
   if (!slurm_.empty()) v_.shows.push_back("Slurm state: " + *st_.slurm_state);
   if (st_.elapsed_s && st_.time_limit_s && *st_.time_limit_s > 0) {
-    const auto dur = [](double sec) { return human_duration(std::chrono::milliseconds(static_cast<long long>(sec * 1000))); };
-    v_.shows.push_back("it ran " + dur(*st_.elapsed_s) + " of its " + dur(*st_.time_limit_s) + " time limit (" +
+    v_.shows.push_back("it ran " + duration_text(*st_.elapsed_s) + " of its " + duration_text(*st_.time_limit_s) + " time limit (" +
                        std::to_string(static_cast<int>(100 * *st_.elapsed_s / *st_.time_limit_s)) + "%)");
   }
 }

@@ -25,7 +25,9 @@ std::string first_word(const std::string& s) { return s.substr(0, s.find(' ')); 
 }  // namespace
 
 void LauncherSummary::feed(std::string_view body, std::uint64_t lineno) {
-  if (body.find("Root Cause (first observed failure)") != std::string_view::npos) {
+  // Called for every line: a prefix test, not a search (torchrun prints the header
+  // at the start of its line, after any rank prefix the caller already removed).
+  if (trim(body).substr(0, 35) == "Root Cause (first observed failure)") {
     line_ = lineno;
     fields_left_ = 12;
     rank_.clear();
