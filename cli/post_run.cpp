@@ -39,6 +39,7 @@ classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& pro
   if (in.facts.wait_status) status.exit_code = signed_exit_code(*in.facts.wait_status);
   status.exec_failed = in.facts.exec_failed;
   if (in.child_pid > 0) status.pids.push_back(in.child_pid);
+  status.uid = static_cast<int>(::getuid());  // the child runs as the wrapper's user
   if (in.settings.kernel_events) report::add_kernel_events(status, in.facts.started, in.facts.ended, problems);
   status.hang_after_s = static_cast<double>(in.settings.hang_after.count()) / 1000.0;
   if (!in.streams.empty()) status.seconds_silent_before_end = report::silence_before_end(in.streams, in.facts.duration);

@@ -13,6 +13,7 @@
 #include "gpualert/classifier/taxonomy.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/events/kernel_events.hpp"
+#include "re2/re2.h"
 #include "traceback_parser.hpp"
 
 namespace gpualert::classify::detail {
@@ -162,6 +163,7 @@ class Decider {
   double confidence(const Cand& c, int agree) const;
   Verdict healthy_or_not();
   bool done_but_bad(Facts& facts);
+  bool ends_in_setup_chatter(std::vector<Citation>& last) const;
   void cite_marker(const Marker& m, const std::string& rule, const std::string& claim);
   // The exit status, Slurm's state and the time used against the limit, as shows.
   void show_status();
@@ -380,6 +382,7 @@ void Decider::read_events() {
     return Citation{0, "[" + k.source + "] " + one_line(k.text, 300), rule};
   };
   std::optional<Cand> hw, oom;
+  int oom_rank = -1;
   std::vector<Citation> pre;  // pre-existing hardware records
   for (const auto& k : st_.events) {
     const auto e = ev::parse_event_text(k.text);
@@ -416,14 +419,29 @@ void Decider::read_events() {
       hw->count++;
       if (hw->cites.size() < 3) hw->cites.push_back(cite(k, "events.gpu"));
     } else if (e->kind == ev::Kind::oom_kill && during) {
-      const bool ours = e->pid && std::find(st_.pids.begin(), st_.pids.end(), *e->pid) != st_.pids.end();
+      // Whose process died: the job's own pid, a cgroup that holds only the job, or, when
+      // the run itself ended by SIGKILL, a process of the same user (a child the wrapper
+      // never saw, e.g. python under a batch shell).
+      const bool by_pid = e->pid && std::find(st_.pids.begin(), st_.pids.end(), *e->pid) != st_.pids.end();
+      const bool by_cgroup = !e->cgroup.empty() && std::any_of(st_.cgroup_marks.begin(), st_.cgroup_marks.end(), [&](const std::string& m) {
+        return !m.empty() && (e->cgroup + "/").find(m + "/") != std::string::npos;
+      });
       const bool killed9 = exit_.signal == 9 || log_signal_ == 9;
-      if (!ours && !(st_.pids.empty() && killed9)) continue;
-      if (!oom) {
-        oom = Cand{"oom_killer", 90, 0, nullptr,
-                   ours ? "the kernel log records the OOM killer killing the job's process (pid " + std::to_string(*e->pid) + ")"
-                        : "the kernel log records an OOM kill on the node during the run (the job's pids were not given)",
-                   "kernel log", {}, 0, 1};
+      const bool same_user = killed9 && e->uid && st_.uid && *e->uid == *st_.uid;
+      if (!by_pid && !by_cgroup && !same_user && !(st_.pids.empty() && killed9)) continue;
+      // The strongest tie among the records of one kill ("invoked oom-killer" names no pid)
+      // decides the claim.
+      const int rank = by_pid ? 3 : by_cgroup ? 2 : e->uid ? 1 : 0;
+      std::string what = by_pid      ? "the kernel log records the OOM killer killing the job's process (pid " + std::to_string(*e->pid) + ")"
+                         : by_cgroup ? "the kernel log records the OOM killer killing a process in the job's cgroup (" + e->cgroup + ")"
+                         : e->uid    ? "the kernel log records an OOM kill of a process of the job's user (uid " + std::to_string(*e->uid) +
+                                        ") during the run, matching the SIGKILL the run reports"
+                                     : "the kernel log records an OOM kill on the node during the run, matching the SIGKILL the run reports";
+      if (!oom) oom = Cand{"oom_killer", 80, 0, nullptr, what, "kernel log", {}, 0, 1};
+      if (rank > oom_rank) {
+        oom_rank = rank;
+        oom->claim = what;
+        oom->priority = rank >= 2 ? 90 : 80;
       }
       oom->count++;
       if (oom->cites.size() < 3) oom->cites.push_back(cite(k, "events.oom"));
@@ -900,6 +918,22 @@ bool Decider::done_but_bad(Facts& facts) {
   // Never really moved: ten or more values and less than an 8% drop end to end.
   const double rel = has_trend ? (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9) : 0;
   const bool stuck = has_trend && L.finite_count() >= 10 && rel > -0.08;
+  // Pinned at chance: the last values identical and equal to ln K (0.6931 = ln 2 for two
+  // classes, 2.3026 = ln 10, 6.9078 = ln 1000): the model predicts the uniform
+  // distribution and learns nothing, whatever the loss did before.
+  std::optional<int> chance_k;
+  std::vector<LossPoint> recent = head;  // the kept values, oldest first (the tail is empty until the head is full)
+  recent.insert(recent.end(), tail.begin(), tail.end());
+  if (recent.size() >= 8) {
+    double lo = recent.back().value, hi = lo;
+    for (std::size_t i = recent.size() - 8; i < recent.size(); ++i) {
+      lo = std::min(lo, recent[i].value);
+      hi = std::max(hi, recent[i].value);
+    }
+    const double v = recent.back().value;
+    const double k = std::round(std::exp(v));
+    if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) chance_k = static_cast<int>(k);
+  }
   const auto diverged = [&] {
     v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
     v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
@@ -913,6 +947,14 @@ bool Decider::done_but_bad(Facts& facts) {
     if (lr_zero) {
       v_.shows.push_back("the learning rate was 0 in all " + std::to_string(P.lr.count()) + " values printed");
       why = "The run completed, but the learning rate was 0: the weights never changed.";
+    }
+    if (chance_k) {
+      v_.shows.push_back("the last 8 loss values are all " + fmt(recent.back().value) + " = ln " +
+                         std::to_string(*chance_k) + " (to line " + std::to_string(recent.back().line) +
+                         "): the loss of a uniform guess over " + std::to_string(*chance_k) + " classes");
+      why = "The run completed, but the loss is pinned at chance level (ln " + std::to_string(*chance_k) +
+            "): the model outputs the same uniform prediction and learns nothing (dead activations, a too-high learning "
+            "rate that saturated the output, or labels that do not match the output layer).";
     }
     if (exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
     else if (stuck && tr.trend != LossTracker::Trend::up)
@@ -933,8 +975,28 @@ bool Decider::done_but_bad(Facts& facts) {
       finding("healthy", "the process exited 0 with no error in the log", 0.3, {});
     return true;
     };
-  const bool strong_div = has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded);
+  const bool strong_div =
+      has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded || chance_k);
   if (strong_div) return diverged();
+  // The share of the step spent waiting for the input pipeline (0 when not printed).
+  const double data_frac = P.data_time.count() >= 3 && P.step_time.count() >= 3
+                               ? P.data_time.sum() / std::max(P.step_time.sum(), 1e-12) *
+                                     (static_cast<double>(P.step_time.count()) / static_cast<double>(P.data_time.count()))
+                               : 0.0;
+  const auto starved = [&](double conf) {
+    v_.shows.push_back("waiting for data took about " + std::to_string(static_cast<int>(std::min(data_frac, 1.0) * 100)) +
+                       "% of the step time over " + std::to_string(P.data_time.count()) + " steps (from line " +
+                       std::to_string(P.data_time.first_line()) + ")");
+    if (P.loader_warning) cite_marker(P.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
+    decide("underutilized", conf, "");
+    if (loss_only)
+      v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                              "No exit status was given: how the run ended is not known; this verdict rests on the "
+                              "printed step and data-loading times alone.");
+    return true;
+  };
+  // A step that is mostly waiting for data is visible in any stretch of the log.
+  if (loss_only && data_frac >= 0.7) return starved(0.5);
   if (loss_only) return false;
   // 4. A setting that wastes the hardware.
   {
@@ -1020,17 +1082,7 @@ bool Decider::done_but_bad(Facts& facts) {
     }
   }
   // 7. The input pipeline dominates the step.
-  if (P.data_time.count() >= 3 && P.step_time.count() >= 3) {
-    const double frac = P.data_time.sum() / std::max(P.step_time.sum(), 1e-12) *
-                        (static_cast<double>(P.step_time.count()) / static_cast<double>(P.data_time.count()));
-    if (frac >= 0.5) {
-      v_.shows.push_back("waiting for data took about " + std::to_string(static_cast<int>(std::min(frac, 1.0) * 100)) +
-                         "% of the step time over " + std::to_string(P.data_time.count()) + " steps (from line " +
-                         std::to_string(P.data_time.first_line()) + ")");
-      if (P.loader_warning) cite_marker(P.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
-      return decide("underutilized", frac >= 0.7 ? 0.7 : 0.5, "");
-    }
-  }
+  if (data_frac >= 0.5) return starved(data_frac >= 0.7 ? 0.7 : 0.5);
   // A plateau near the starting value (weaker than the cases above).
   if (stuck) return diverged();
   // 8. Correct, but the steps became much slower than the run's own early steps.
@@ -1047,6 +1099,21 @@ bool Decider::done_but_bad(Facts& facts) {
                                     " (throttling was reported, but the step time did not suffer)",
             0.3, {});
   return false;
+}
+
+// Whether the last non-blank lines (up to 3) are all distributed set-up chatter; LAST
+// receives them.
+bool Decider::ends_in_setup_chatter(std::vector<Citation>& last) const {
+  static const RE2 chatter(
+      R"(NCCL INFO|Reducer buckets have been rebuilt|Distributed group initialized|Initializing (?:process group|distributed)|)"
+      R"(store_based_barrier_key|Completed store-based barrier|Init COMPLETE|Connected all (?:rings|trees)|)"
+      R"(Added key: |Rank \d+ is waiting|MASTER_ADDR=|Setting up distributed|Using network (?:IB|Socket))");
+  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && last.size() < 3; ++it) {
+    if (it->text.find_first_not_of(" \t") == std::string::npos) continue;
+    if (!RE2::PartialMatch(it->text, chatter)) return false;
+    last.insert(last.begin(), *it);
+  }
+  return !last.empty();
 }
 
 // No cause and no disposition: healthy needs positive evidence.
@@ -1099,6 +1166,18 @@ Verdict Decider::healthy_or_not() {
     }
   } else if (!exit_.code && slurm_.empty() && !st_.exec_failed && done_but_bad(facts)) {
     // No exit status, no error, but the loss says the training went wrong.
+  } else if (std::vector<Citation> last; !exit_.code && slurm_.empty() && !st_.exec_failed && ends_in_setup_chatter(last)) {
+    // A pasted log that stops inside NCCL / process-group set-up, with no error after it:
+    // the classic picture of ranks waiting for each other forever.
+    set_class("hang");
+    v_.evidence.insert(v_.evidence.end(), last.begin(), last.end());
+    v_.shows.push_back("the log ends (line " + std::to_string(scan_.lines) +
+                       ") in distributed set-up messages (NCCL / process-group initialisation) with no error after them");
+    add_text("hang", facts);
+    v_.confidence = 0.3;
+    v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                            "No exit status or timing was given: that the job stalled here is inferred from where its "
+                            "output stops; a log cut short by whoever copied it looks the same.");
   } else {
     set_class("unknown");
     if (!exit_.code && slurm_.empty()) {

@@ -14,6 +14,9 @@ std::string normalise_key(std::string_view k) {
     const auto u = static_cast<unsigned char>(c);
     out.push_back(c == ' ' || c == '/' || c == '-' ? '_' : static_cast<char>(std::tolower(u)));
   }
+  // "train loss" at evaluation points and "loss" every step are one series (nanoGPT, many loops).
+  for (const char* p : {"train_", "training_"})
+    if (out.rfind(p, 0) == 0 && out.size() > std::char_traits<char>::length(p)) return out.substr(std::char_traits<char>::length(p));
   return out;
 }
 

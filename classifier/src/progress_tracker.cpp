@@ -70,7 +70,8 @@ struct Patterns {
   RE2 named_step{R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
   RE2 compute{R"((?i)(?:^|[^\w])(?:fwd_bwd|compute_time|compute|forward_backward|fwd)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
   RE2 wait{R"((?i)(?:^|[^\w])(?:allreduce_wait|comm_wait|comm_time|sync_wait|wait_time|bwd_allreduce)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
-  RE2 data{R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])data_time\s+([\d.]+)\s*(ms|s)?\b)", opt()};
+  // "data_time: 0.3", "data=12ms", "data_time 0.3", and the ImageNet example's "Data 0.31 (0.29)".
+  RE2 data{R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])(?:data_time|Data)\s+([\d.]+)\s*(ms|s)?(?:\s*\(|\s|$))", opt()};
   RE2 grad{R"((?i)grad[_ ]?norm['"]?\s*[:=]?\s*([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)))", opt()};
   RE2 lr{R"((?i)(?:^|[^\w])(?:learning[_ ]rate|lr)['"]?\s*[:=]?\s*\[?\s*([-+]?\d+\.?\d*(?:e[-+]?\d+)?))", opt()};
   RE2 body_rank{R"((?i)(?:^|[^\w])rank\s*[=:]?\s*(\d{1,6})\b)", opt()};

@@ -212,6 +212,9 @@ int main(int argc, char** argv) {
       for (const auto& step : logs.steps)
         for (const auto& t : step.tasks)
           if (t.pid > 0) status.pids.push_back(t.pid);
+      // Slurm's cgroup plugins put every process of the job under ".../job_<id>/".
+      status.uid = static_cast<int>(env->uid);
+      status.cgroup_marks.push_back("/job_" + std::to_string(env->job));
       for (const auto& p : problems) note(p);
       if (dir && nodes.size() > 1) {
         // The other nodes' kernel events, left in the spool by their helpers.

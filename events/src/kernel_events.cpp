@@ -1,5 +1,6 @@
 // Kernel / GPU-driver events: sd-journal reader, kernel-log text parser, Xid catalogue.
 #include "gpualert/events/kernel_events.hpp"
+#include "text_lines.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -233,6 +234,13 @@ std::optional<Event> parse_event_text(std::string_view m) {
     e.kind = Kind::oom_kill;
     if (const auto p = m.find("Killed process "); p != std::string_view::npos) e.pid = int_after(m, p + 15);
     else if (const auto q = m.find(",pid="); q != std::string_view::npos) e.pid = int_after(m, q + 5);
+    // "UID:1000 pgtables:..." (Killed process) or ",uid=1000" (oom-kill: summary).
+    if (const auto u = m.find("UID:"); u != std::string_view::npos) e.uid = int_after(m, u + 4);
+    else if (const auto v = m.find(",uid="); v != std::string_view::npos) e.uid = int_after(m, v + 5);
+    if (const auto c = m.find("task_memcg="); c != std::string_view::npos) {
+      const auto from = c + 11;
+      e.cgroup = std::string(m.substr(from, m.find(',', from) - from));
+    }
     return e;
   }
   if ((icontains(m, "thermal") || icontains(m, "throttl") || icontains(m, "power brake")) &&
@@ -245,21 +253,15 @@ std::optional<Event> parse_event_text(std::string_view m) {
 
 std::vector<Event> parse_kernel_log(std::string_view text, std::string_view source, std::optional<Clock::time_point> boot) {
   std::vector<Event> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    start = nl + 1;
-    if (line.empty()) continue;
+  detail::for_each_line(text, [&](std::string_view line) {
+    if (line.empty()) return;
     auto [t, rest] = split_stamp(line, boot);
     if (auto e = parse_event_text(rest)) {
       if (t) e->time = *t;
       e->source = std::string(source);
       out.push_back(std::move(*e));
     }
-  }
+  });
   return out;
 }
 
@@ -330,6 +332,16 @@ ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point t
 #else
     rep.errors.push_back("journal: this build has no libsystemd");
 #endif
+  }
+  if (src.kmsg) {
+    std::string err;
+    if (const auto text = read_kmsg_text(src.kmsg_path, err)) {
+      for (auto& e : parse_kmsg(*text, "kmsg", kmsg_zero()))
+        if (e.time >= from && e.time <= to) rep.events.push_back(std::move(e));
+      rep.read.push_back("kmsg");
+    } else {
+      rep.errors.push_back(src.kmsg_path.string() + ": cannot be read (" + err + ")");
+    }
   }
   for (const auto& f : src.files) {
     std::ifstream in(f, std::ios::binary);

@@ -190,6 +190,41 @@ TEST(Events, OomKillerRecordNamingTheJobTurnsSigkillIntoOomKiller) {
   // Another process's OOM kill is not the job's.
   st.events.back().text = "Out of memory: Killed process 999 (java) total-vm:1kB";
   EXPECT_EQ(builtin().classify_text(log, st).cls, "signal_kill");
+  // A child the wrapper never saw (python under a batch shell): matched by its owner...
+  st.uid = 1000;
+  st.events.back().text = "Memory cgroup out of memory: Killed process 999 (python3) total-vm:1kB, UID:1000 pgtables:1kB";
+  EXPECT_EQ(builtin().classify_text(log, st).cls, "oom_killer");
+  // ...or by a cgroup that holds only the job, whoever owns it.
+  st.events.back().text = "oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=/slurm/uid_0/job_42,task_memcg=/slurm/uid_0/job_42/step_0/task_0,task=python3,pid=999,uid=0";
+  EXPECT_EQ(builtin().classify_text(log, st).cls, "signal_kill");
+  st.cgroup_marks = {"/job_42"};
+  EXPECT_EQ(builtin().classify_text(log, st).cls, "oom_killer");
+  st.cgroup_marks = {"/job_4"};  // a prefix of another job's id is not this job
+  EXPECT_EQ(builtin().classify_text(log, st).cls, "signal_kill");
+}
+
+TEST(Events, RingBufferRecordsParsing) {
+  namespace ev = gpualert::events;
+  const auto zero = ev::Clock::time_point(std::chrono::seconds(1'700'000'000));
+  const auto evs = ev::parse_kmsg(
+      "6,1001,5140900,-;NET: Registered protocol family 10\n"
+      "3,1002,269516977,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.\n"
+      " SUBSYSTEM=pci\n DEVICE=+pci:0000:3b:00.0\n"
+      "6,1003,270000000,c;oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=/slurm/job_7,task_memcg=/slurm/job_7/step_0,task=python3,pid=55,uid=1000\n"
+      "3,1004,270000100,-;Memory cgroup out of memory: Killed process 55 (python3) total-vm:9kB, UID:1000 pgtables:1kB\n"
+      "garbage without a header\n",
+      "kmsg", zero);
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[0].kind, ev::Kind::xid);
+  EXPECT_EQ(evs[0].xid, 79);
+  EXPECT_EQ(evs[0].source, "kmsg");
+  EXPECT_EQ(evs[0].time, zero + std::chrono::microseconds(269516977));
+  EXPECT_EQ(evs[1].kind, ev::Kind::oom_kill);
+  EXPECT_EQ(evs[1].cgroup, "/slurm/job_7/step_0");
+  EXPECT_EQ(evs[1].uid, 1000);
+  EXPECT_EQ(evs[1].pid, 55);
+  EXPECT_EQ(evs[2].uid, 1000);
+  EXPECT_EQ(evs[2].pid, 55);
 }
 
 TEST(Events, KernelLogTextParsing) {

@@ -1,6 +1,6 @@
 // events_probe: prints the kernel events read_kernel_events() finds in a window.
 // Used by journal_events_test.sh (a real journald) and handy on a node:
-//   events_probe <from-unix-seconds> <to-unix-seconds> [--no-journal] [--file PATH]...
+//   events_probe <from-unix-seconds> <to-unix-seconds> [--no-journal] [--no-kmsg] [--kmsg PATH] [--file PATH]...
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -10,7 +10,7 @@
 int main(int argc, char** argv) {
   namespace ev = gpualert::events;
   if (argc < 3) {
-    std::cerr << "usage: events_probe FROM TO [--no-journal] [--file PATH]...\n";
+    std::cerr << "usage: events_probe FROM TO [--no-journal] [--no-kmsg] [--kmsg PATH] [--file PATH]...\n";
     return 2;
   }
   const auto from = ev::Clock::time_point(std::chrono::seconds(std::atoll(argv[1])));
@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   ev::EventSources src;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--no-journal")) src.journal = false;
+    else if (!std::strcmp(argv[i], "--no-kmsg")) src.kmsg = false;
+    else if (!std::strcmp(argv[i], "--kmsg") && i + 1 < argc) src.kmsg_path = argv[++i];
     else if (!std::strcmp(argv[i], "--file") && i + 1 < argc) src.files.emplace_back(argv[++i]);
   }
   const auto rep = ev::read_kernel_events_report(from, to, src);

@@ -104,12 +104,12 @@ def setUpModule():
     state["smtp"] = srv
     conf = os.path.join(state["tmp"], "site.conf")
     with open(conf, "w") as f:
-        # kernel_events = no: the node's journal is shared with other tests (the
-        # journald test writes NVRM Xid lines into it); these cases judge job outcomes.
+        # kernel_events = yes: the helper reads this node's journal and kernel ring buffer
+        # for the job's window (no other test runs beside this suite; test_14 writes an Xid).
         # hang_after = 20: a one-minute time limit can then show a hang (the default 300 s
         # of silence would need a six-minute job).
         f.write("smtp_url = smtp://127.0.0.1:%s\nsend_timeout = 10\nfrom = gpualert@cluster.test\n"
-                "kernel_events = no\nhang_after = 20\n" % line.split()[1])
+                "kernel_events = yes\nhang_after = 20\n" % line.split()[1])
     shutil.rmtree(SPOOL, ignore_errors=True)
     # srun/sbatch load the plugin as alice: it must sit where she can read it
     # (a build tree under /root is not). The helper needs gpualert-send beside it.
@@ -130,10 +130,18 @@ def setUpModule():
     if up.returncode != 0:
         raise RuntimeError("cluster_up.sh failed:\n%s\n%s" % (up.stdout.decode()[-3000:], up.stderr.decode()[-3000:]))
     state["bringup_s"] = time.time() - t0
+    time.sleep(6)  # kernel records other tests just left (Xid, OOM) must fall outside the first job's window
     pw = pwd.getpwnam(USER)
     state["work"] = os.path.join(state["tmp"], "work")
     os.makedirs(state["work"])
     os.chown(state["work"], pw.pw_uid, pw.pw_gid)
+
+
+def wait_running(jid):
+    for _ in range(60):
+        if sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip() == b"RUNNING":
+            return
+        time.sleep(0.5)
 
 
 def tearDownModule():
@@ -195,7 +203,10 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.pair("", "--wrap \"%s -c 'import ctypes; ctypes.string_at(0)'\"" % PYTHON, "segfault")
 
     def test_05_sigkill(self):
-        self.pair("", "--wrap 'kill -KILL $$'", "oom_killer")  # a suspected OOM kill: nothing else sends SIGKILL so often
+        # SIGKILL alone would be a suspected OOM kill; the node's kernel log was read and
+        # holds no OOM record for the job, so the plain signal is the verdict.
+        _, _, m = self.pair("", "--wrap 'kill -KILL $$'", "signal_kill")
+        self.assertIn("no OOM", m.get_body(("plain",)).get_content().replace("\r\n", "\n"))
 
     def test_06_memory_hog(self):
         hog = "%s -c 'import time; x = bytearray(700 * 1024 * 1024); time.sleep(30)'" % PYTHON
@@ -257,10 +268,7 @@ class PluginOnRealSlurm(unittest.TestCase):
                   "for i in 1 2 3 4 5 6 7 8; do echo step $i loss $((16 / i)).0; done")
         jid = job_id(as_user("sbatch --parsable --requeue --gpualert=alice@example.org --wrap '%s'" % script,
                              check=True).stdout.decode())
-        for _ in range(60):
-            if sh(["squeue", "-j", str(jid), "-h", "-o", "%T"], check=False).stdout.strip() == b"RUNNING":
-                break
-            time.sleep(0.5)
+        wait_running(jid)
         time.sleep(2)
         sh(["scontrol", "requeue", str(jid)])
         for _ in range(90):  # a requeued job waits two minutes by default; let it start now
@@ -303,6 +311,26 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertEqual(len(also), 2, "no secondary findings in:\n" + body[:3000])
         self.assertRegex(also[1].split("\n\n", 1)[0], r"(?m)^  - timeout: .*how the hung job ended", body[:3000])
         print("\n  job %d: class hang, silent %s s before the end" % (jid, silent.group(1)), flush=True)
+
+    def test_14_xid_during_the_job_is_the_cluster(self):
+        # The GPU driver's record, written into this node's kernel ring buffer while the job
+        # runs (as the driver would), is read by the helper: the verdict blames the node.
+        jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap "
+                             "'echo step 1 loss 2.31; sleep 6; echo RuntimeError: CUDA error: unspecified launch failure >&2; exit 1'",
+                             check=True).stdout.decode())
+        wait_running(jid)
+        time.sleep(1)
+        with open("/dev/kmsg", "w") as k:
+            k.write("NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus.\n")
+        self.assertEqual(sacct(jid), ("FAILED", "1:0"))
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1)
+        body = msgs[0].get_body(("plain",)).get_content().replace("\r\n", "\n")
+        self.assertEqual(msgs[0]["X-Gpualert-Class"], "gpu_hardware", body[:3000])
+        self.assertEqual(msgs[0]["X-Gpualert-Attribution"], "infra")
+        self.assertIn("Xid 79", body)
+        self.assertIn("GPU has fallen off the bus", body)
+        time.sleep(6)  # the record stays in the ring buffer: keep it out of the next job's window
 
     def test_99_two_nodes_one_verdict(self):
         # A second slurmd in its own network namespace; both nodes write to this

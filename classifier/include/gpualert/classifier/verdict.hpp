@@ -84,6 +84,10 @@ struct RunStatus {
   std::optional<double> seconds_silent_before_end;
   // The job's process ids (main process and known children), to match OOM-killer records.
   std::vector<int> pids;
+  // Who ran the job, and fragments of cgroup paths that hold only the job's processes
+  // (Slurm: "/job_42"): an OOM record naming a child pid is still matched through them.
+  std::optional<int> uid;
+  std::vector<std::string> cgroup_marks;
   // Why this run should have resumed from a checkpoint, when the scheduler says so
   // ("requeued 1 time", "depends on job 41 (afterok)"); empty = no such sign.
   std::string resume_expected;

@@ -2,8 +2,8 @@
 // Kernel and GPU-driver events of a node in a time window: NVIDIA Xid records,
 // uncorrectable ECC / row-remap failures, "fallen off the bus", clock-throttle
 // notices and OOM-killer records. Read from the systemd journal (sd-journal) when
-// available, and from kernel-log text (a kern.log, saved `dmesg` output) as a
-// fallback. One call: read_kernel_events(from, to, sources).
+// available, the kernel ring buffer (/dev/kmsg), and kernel-log text (a kern.log,
+// saved `dmesg` output). One call: read_kernel_events(from, to, sources).
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -25,12 +25,16 @@ struct Event {
   Kind kind = Kind::other;
   std::optional<int> xid;    // the Xid number for Kind::xid
   std::optional<int> pid;    // the process named by an Xid or OOM-kill record
+  std::optional<int> uid;    // the owner of the OOM-killed process, when the record says
+  std::string cgroup;        // the OOM-killed task's memory cgroup ("task_memcg=..."), when given
   bool has_time() const { return time.time_since_epoch().count() != 0; }
 };
 
 struct EventSources {
   bool journal = true;                         // the systemd journal (kernel transport and NVRM/oom lines)
   std::filesystem::path journal_dir;           // empty: the local system journal; else sd_journal_open_directory
+  bool kmsg = true;                            // the kernel ring buffer (needs root where dmesg_restrict=1)
+  std::filesystem::path kmsg_path = "/dev/kmsg";
   std::vector<std::filesystem::path> files;    // kernel-log text files (kern.log, syslog, saved dmesg -T/--time-format iso)
   std::size_t max_events = 5000;               // bound on what is returned (the earliest are kept)
 };
@@ -60,6 +64,12 @@ std::optional<Event> parse_event_text(std::string_view message);
 // for "[seconds since boot]" stamps (nullopt: read /proc/stat btime).
 std::vector<Event> parse_kernel_log(std::string_view text, std::string_view source,
                                     std::optional<Clock::time_point> boot = std::nullopt);
+
+// The ring buffer: its text ("prio,seq,usec,flags;message" records) read without
+// blocking, and the records parsed; ZERO is the wall-clock time of usec 0 (boot).
+std::optional<std::string> read_kmsg_text(const std::filesystem::path& path, std::string& error);
+std::vector<Event> parse_kmsg(std::string_view text, std::string_view source, Clock::time_point zero);
+Clock::time_point kmsg_zero();
 
 // NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors), reduced to who must act.
 enum class XidBlame { application, hardware, driver, informational, unknown };
