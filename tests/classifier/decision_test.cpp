@@ -1,4 +1,5 @@
 // The decision logic: root cause over symptom, exit status and scheduler state.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -281,6 +282,58 @@ TEST(LabelLeak, InjectHeaderChangesNothing) {
   EXPECT_GT(checked, 100);
   // And the header alone decides nothing.
   EXPECT_EQ(run("[inject] mode=cuda_oom host=gpu041 pid=1\n", 1).cls, "unknown");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
+
+
+namespace gpualert::classify::test {
+namespace {
+// A loss pinned at ln K is a model that predicts the uniform distribution; a loss that
+// merely passes near ln K while falling is not.
+TEST(DoneButBad, LossPinnedAtChanceLevelIsDivergence) {
+  std::string pinned = "step 1 loss 0.9120\nstep 2 loss 0.7714\n";
+  for (int i = 3; i <= 14; ++i) pinned += "step " + std::to_string(i) + " loss 0.6931\n";
+  const Verdict v = run(pinned, 0);
+  EXPECT_EQ(v.cls, "divergence");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("ln 2") != std::string::npos; }));
+  EXPECT_EQ(run(pinned, std::nullopt).cls, "divergence");  // a pasted log: the loss alone decides
+  std::string falling;
+  for (int i = 1; i <= 14; ++i) falling += "step " + std::to_string(i) + " loss " + std::to_string(1.2 - 0.04 * i) + "\n";
+  EXPECT_EQ(run(falling, 0).cls, "healthy");
+  std::string other_plateau;  // flat, but not at ln K: not this rule (may still be "did not learn")
+  for (int i = 1; i <= 14; ++i) other_plateau += "step " + std::to_string(i) + " loss 0.8000\n";
+  const Verdict o = run(other_plateau, 0);
+  EXPECT_FALSE(std::any_of(o.shows.begin(), o.shows.end(), [](const std::string& s) { return s.find(" = ln ") != std::string::npos; }));
+}
+
+TEST(DoneButBad, StepsMostlyWaitingForDataAreUnderutilized) {
+  std::string log;
+  for (int i = 0; i < 100; i += 10)
+    log += "Epoch: [0][" + std::to_string(i) + "/500]\tTime 1.210 (1.200)\tData 1.100 (1.090)\tLoss " +
+           std::to_string(6.9 - 0.1 * i / 10) + " (6.91)\n";
+  EXPECT_EQ(run(log, 0).cls, "underutilized");
+  std::string busy;
+  for (int i = 0; i < 100; i += 10)
+    busy += "Epoch: [0][" + std::to_string(i) + "/500]\tTime 1.210 (1.200)\tData 0.010 (0.011)\tLoss " +
+            std::to_string(6.9 - 0.1 * i / 10) + " (6.91)\n";
+  EXPECT_NE(run(busy, 0).cls, "underutilized");
+}
+
+TEST(NoExitStatus, ALogEndingInsideNcclSetupIsASuspectedHang) {
+  const std::string log =
+      "epoch 0 starting\n"
+      "node1:311:402 [0] NCCL INFO Channel 00/02 :    0   1\n"
+      "node1:311:402 [0] NCCL INFO Connected all rings\n"
+      "node1:311:402 [0] NCCL INFO Connected all trees\n";
+  const Verdict v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "hang");
+  EXPECT_LE(v.confidence, 0.35);
+  // The same lines followed by an error are not a hang; with an exit status the timeline decides.
+  EXPECT_NE(run(log + "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error\n", std::nullopt).cls,
+            "hang");
+  EXPECT_NE(run(log, 1).cls, "hang");
 }
 
 }  // namespace
