@@ -164,6 +164,7 @@ class Decider {
   Verdict healthy_or_not();
   bool done_but_bad(Facts& facts);
   bool ends_in_setup_chatter(std::vector<Citation>& last) const;
+  const Citation* finish_marker_near_end() const;
   void cite_marker(const Marker& m, const std::string& rule, const std::string& claim);
   // The exit status, Slurm's state and the time used against the limit, as shows.
   void show_status();
@@ -1108,12 +1109,29 @@ bool Decider::ends_in_setup_chatter(std::vector<Citation>& last) const {
       R"(NCCL INFO|Reducer buckets have been rebuilt|Distributed group initialized|Initializing (?:process group|distributed)|)"
       R"(store_based_barrier_key|Completed store-based barrier|Init COMPLETE|Connected all (?:rings|trees)|)"
       R"(Added key: |Rank \d+ is waiting|MASTER_ADDR=|Setting up distributed|Using network (?:IB|Socket))");
-  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && last.size() < 3; ++it) {
-    if (it->text.find_first_not_of(" \t") == std::string::npos) continue;
-    if (!RE2::PartialMatch(it->text, chatter)) return false;
-    last.insert(last.begin(), *it);
+  std::vector<const Citation*> lines;  // the last non-blank lines, newest first
+  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && lines.size() < 4; ++it)
+    if (it->text.find_first_not_of(" \t") != std::string::npos) lines.push_back(&*it);
+  // A paste cut mid-line leaves a stub that starts like the line before it: skip it.
+  if (lines.size() >= 2 && lines[0]->text.size() < lines[1]->text.size() &&
+      lines[1]->text.compare(0, lines[0]->text.size(), lines[0]->text) == 0)
+    lines.erase(lines.begin());
+  for (std::size_t i = 0; i < lines.size() && i < 3; ++i) {
+    if (!RE2::PartialMatch(lines[i]->text, chatter)) return false;
+    last.insert(last.begin(), *lines[i]);
   }
   return !last.empty();
+}
+
+// A training framework's own end-of-training line among the last lines of the log.
+const Citation* Decider::finish_marker_near_end() const {
+  static const RE2 finished(
+      R"((?i)`?Trainer\.fit`? stopped: `?max_(?:steps|epochs)=\d+`? reached|\*{5} train metrics \*{5}|'train_runtime'|)"
+      R"(\btraining (?:completed|finished|is done|done)\b|\bfinished training\b|Training of \S+ (?:completed|finished))");
+  int n = 0;
+  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && n < 15; ++it, ++n)
+    if (RE2::PartialMatch(it->text, finished)) return &*it;
+  return nullptr;
 }
 
 // No cause and no disposition: healthy needs positive evidence.
@@ -1166,6 +1184,21 @@ Verdict Decider::healthy_or_not() {
     }
   } else if (!exit_.code && slurm_.empty() && !st_.exec_failed && done_but_bad(facts)) {
     // No exit status, no error, but the loss says the training went wrong.
+  } else if (const Citation* fin = !exit_.code && slurm_.empty() && !st_.exec_failed && tr.trend != LossTracker::Trend::up
+                                        ? finish_marker_near_end()
+                                        : nullptr) {
+    // A pasted log with no exit status that ends with the framework's own "training
+    // finished" line and no error: healthy as far as the text goes.
+    set_class("healthy");
+    v_.evidence.push_back(Citation{fin->line, fin->text, "progress.finished"});
+    v_.shows.push_back("line " + std::to_string(fin->line) + ": the training loop reports that it finished");
+    if (tr.trend == LossTracker::Trend::down) v_.shows.push_back(loss_claim());
+    v_.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(scan_.lines) + " lines");
+    add_text("healthy", facts);
+    v_.confidence = tr.trend == LossTracker::Trend::down ? 0.5 : 0.4;
+    v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                            "No exit status was given: the process may still have failed after this line (saving, "
+                            "evaluation, shutdown).");
   } else if (std::vector<Citation> last; !exit_.code && slurm_.empty() && !st_.exec_failed && ends_in_setup_chatter(last)) {
     // A pasted log that stops inside NCCL / process-group set-up, with no error after it:
     // the classic picture of ranks waiting for each other forever.
