@@ -12,7 +12,7 @@
 
 #include "gpualert/common/text.hpp"
 #include "gzip_file.hpp"
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 namespace {

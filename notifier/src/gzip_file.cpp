@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpualert/common/durable_file.hpp"
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 namespace {

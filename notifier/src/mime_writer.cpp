@@ -17,7 +17,7 @@
 #include "gpualert/common/text.hpp"
 #include "gpualert/notifier/address.hpp"
 #include "gpualert/notifier/encoding.hpp"
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 namespace {

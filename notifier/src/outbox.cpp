@@ -19,7 +19,7 @@
 #include "gpualert/common/durable_file.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/notifier/mime_writer.hpp"
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 

@@ -16,7 +16,7 @@
 #include "gpualert/notifier/address.hpp"
 #include "gpualert/notifier/password_file.hpp"
 #include "socket_watchdog.hpp"
-#include "unique_fd.hpp"
+#include "gpualert/common/unique_fd.hpp"
 
 namespace gpualert::notify {
 namespace {

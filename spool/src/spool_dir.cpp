@@ -50,19 +50,6 @@ std::optional<DirFd> open_subdir(int parent, const std::string& name, mode_t mod
 
 }  // namespace
 
-DirFd& DirFd::operator=(DirFd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-DirFd::~DirFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 std::string safe_component(const std::string& s) {
   std::string out;
   for (unsigned char c : s) out += (std::isalnum(c) || c == '-' || c == '_' || c == '.') ? static_cast<char>(c) : '_';

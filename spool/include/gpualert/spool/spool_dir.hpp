@@ -13,24 +13,12 @@
 #include <optional>
 #include <string>
 
+#include "gpualert/common/unique_fd.hpp"
+
 namespace gpualert::spool {
 
-// An owned directory descriptor (closed on destruction).
-class DirFd {
- public:
-  DirFd() = default;
-  explicit DirFd(int fd) : fd_(fd) {}
-  DirFd(DirFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  DirFd& operator=(DirFd&& o) noexcept;
-  DirFd(const DirFd&) = delete;
-  DirFd& operator=(const DirFd&) = delete;
-  ~DirFd();
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
+// An owned directory descriptor for the *at() calls below (closed on destruction).
+using DirFd = UniqueFd;
 
 // Opens PATH, creating it (0755) if missing. Refuses a symlink, a non-directory,
 // or a directory not owned by root or writable by group/others. Error in WHY.

@@ -1,10 +1,13 @@
 #pragma once
-// Owns a raw descriptor so that no error path can leak it.
+// Owns a raw descriptor (a file, a directory opened for *at() calls) so that no
+// error path can leak it.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <utility>
 
-namespace gpualert::notify {
+namespace gpualert {
 
 class UniqueFd {
  public:
@@ -24,15 +27,13 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
+  explicit operator bool() const { return valid(); }
   void reset() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
   // Closes and reports the error close() can return (late write errors on NFS).
-  int close_checked() {
-    const int rc = ::close(std::exchange(fd_, -1));
-    return rc;
-  }
+  int close_checked() { return ::close(std::exchange(fd_, -1)); }
 
  private:
   int fd_ = -1;
@@ -53,4 +54,4 @@ inline long read_full(int fd, char* buf, std::size_t n) {
   return static_cast<long>(got);
 }
 
-}  // namespace gpualert::notify
+}  // namespace gpualert
