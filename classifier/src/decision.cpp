@@ -777,6 +777,11 @@ Verdict Decider::run() {
   if (p.cls == "signal_kill") {
     const int s = exit_.signal ? exit_.signal : log_signal_;
     if (s == 9) {
+      // The kernel log answered the class's generic "who sent it" for the OOM killer:
+      // say what it showed instead of repeating the open question.
+      if (const ClassText* t = rules_.text_for("signal_kill"))
+        for (const auto& generic : t->cannot_decide)
+          std::erase(v_.cannot_decide, generic);
       v_.cannot_decide.insert(v_.cannot_decide.begin(),
                               "Who sent the SIGKILL: the node's kernel log was read and holds no OOM-killer record for the "
                               "run, which points to an operator's kill -9, the scheduler or a launcher rather than memory.");
