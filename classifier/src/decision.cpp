@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -940,6 +941,28 @@ bool Decider::done_but_bad(Facts& facts) {
     const double k = std::round(std::exp(v));
     if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) chance_k = static_cast<int>(k);
   }
+  // Frozen: the same value, to every printed digit, again and again. A model that learns
+  // does not repeat its loss exactly; weights that no longer change do (a dead network,
+  // a saturated output, an optimizer that stopped stepping). Five repeats at any printed
+  // precision, or three of a value printed with four or more significant digits (coarse
+  // prints such as "0.83" repeat by chance). Near-zero losses of a converged model are
+  // excluded.
+  // Repeats are counted over distinct lines, and a progress bar's postfix (tqdm shows the
+  // same value on every refresh of one step) needs the stricter count.
+  std::size_t repeats = 0;
+  for (auto it = recent.rbegin(); it != recent.rend() && it->value == recent.back().value; ++it)
+    if (it == recent.rbegin() || it->line != std::prev(it)->line) ++repeats;
+  bool progress_bar = false;
+  for (const auto& t : scan_.tail)
+    if (!recent.empty() && t.line == recent.back().line)
+      progress_bar = t.text.find("it/s") != std::string::npos || t.text.find("s/it") != std::string::npos;
+  const auto significant_digits = [](double v) {
+    int d = 0;
+    while (d < 9 && std::fabs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-6) ++d;
+    return d + std::max(0, static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1);
+  };
+  const bool frozen = !recent.empty() && recent.back().value > 0.01 &&
+                      (repeats >= 5 || (repeats >= 3 && !progress_bar && significant_digits(recent.back().value) >= 4));
   const auto diverged = [&] {
     v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
     v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
@@ -962,6 +985,12 @@ bool Decider::done_but_bad(Facts& facts) {
             "): the model outputs the same uniform prediction and learns nothing (dead activations, a too-high learning "
             "rate that saturated the output, or labels that do not match the output layer).";
     }
+    if (frozen && !chance_k) {
+      v_.shows.push_back("the last " + std::to_string(repeats) + " loss values are all exactly " + fmt(recent.back().value) + " (to line " +
+                         std::to_string(recent.back().line) + "): the loss is frozen");
+      why = "The run completed, but its loss is frozen at one value: the weights stopped changing (dead activations, "
+            "a saturated output, a learning rate or optimizer that no longer updates them).";
+    }
     if (exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
     else if (stuck && tr.trend != LossTracker::Trend::up)
       why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
@@ -982,7 +1011,7 @@ bool Decider::done_but_bad(Facts& facts) {
     return true;
     };
   const bool strong_div =
-      has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded || chance_k);
+      has_trend && (tr.trend == LossTracker::Trend::up || flat_long || grad_zero || lr_zero || exploded || chance_k || frozen);
   if (strong_div) return diverged();
   // The share of the step spent waiting for the input pipeline (0 when not printed).
   const double data_frac = P.data_time.count() >= 3 && P.step_time.count() >= 3

@@ -130,6 +130,24 @@ TracebackParser::Result TracebackParser::feed(const LineView& lv) {
     out.kind = Kind::structural;
     return out;
   }
+  // IPython / Jupyter name the exception in the header ("KeyError    Traceback (most
+  // recent call last)") and repeat it, with its message, after the frames. A paste cut
+  // before that last line still has the header: take the type from it.
+  if (const auto tb = s.find("Traceback (most recent call last)"); tb != std::string_view::npos && tb > 0) {
+    std::string_view head = s.substr(0, tb);
+    while (!head.empty() && (head.back() == ' ' || head.back() == '\t')) head.remove_suffix(1);
+    if (head.size() + 3 <= tb) {  // a wide gap, as IPython pads it
+      if (auto e = split_exception(head, true); e && e->second.empty()) {
+        ParsedException pe;
+        pe.type = std::string(e->first);
+        pe.chain = next_chain_++;
+        pe.rank = std::string(lv.prefix);
+        out.kind = Kind::exception;
+        out.exception = std::move(pe);
+        return out;
+      }
+    }
+  }
   // Python printed an exception it could not raise (in __del__, an atexit hook, a
   // callback) and carried on: the traceback that follows is not fatal.
   if (starts_with(s, "Exception ignored in")) {

@@ -308,6 +308,27 @@ TEST(DoneButBad, LossPinnedAtChanceLevelIsDivergence) {
   EXPECT_FALSE(std::any_of(o.shows.begin(), o.shows.end(), [](const std::string& s) { return s.find(" = ln ") != std::string::npos; }));
 }
 
+// The same loss to every printed digit, again and again: the weights stopped changing.
+TEST(DoneButBad, AFrozenLossIsDivergenceButProgressBarRefreshesAreNot) {
+  std::string frozen = "Epoch 1/20\n - 9s - loss: 5.7178 - acc: 0.6446\n";
+  for (int e = 2; e <= 5; ++e) frozen += "Epoch " + std::to_string(e) + "/20\n - 8s - loss: 5.7257 - acc: 0.6448\n";
+  EXPECT_EQ(run(frozen, 0).cls, "divergence");
+  // tqdm shows one step's loss on every refresh of the bar: not a frozen loss.
+  // (Written one refresh per line, as a log file that turned \r into \n holds them.)
+  std::string bar;
+  for (int i = 1; i <= 30; ++i) {
+    const std::string l = std::to_string(2.0123 - 0.05 * i).substr(0, 6);
+    bar += "train: " + std::to_string(i) + "/30 [00:01<00:00, 9.1it/s, loss=" + l + "]\n";
+    bar += "train: " + std::to_string(i) + "/30 [00:01<00:00, 9.3it/s, loss=" + l + "]\n";
+  }
+  bar += "train: 30/30 [00:01<00:00, 9.3it/s, loss=0.5123]\n";
+  EXPECT_EQ(run(bar, 0).cls, "healthy");
+  // Coarse prints repeat by chance.
+  std::string coarse;
+  for (double v : {1.21, 1.02, 0.95, 0.90, 0.86, 0.83, 0.83, 0.83}) coarse += "step loss = " + std::to_string(v).substr(0, 4) + "\n";
+  EXPECT_NE(run(coarse, 0).cls, "divergence");
+}
+
 TEST(DoneButBad, StepsMostlyWaitingForDataAreUnderutilized) {
   std::string log;
   for (int i = 0; i < 100; i += 10)
