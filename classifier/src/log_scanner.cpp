@@ -229,6 +229,24 @@ void LogScanner::line(std::string_view text, std::uint64_t lineno) {
   slot.second.assign(text.substr(0, kCiteBytes * 2));
   ring_next_ = (ring_next_ + 1) % ring_.size();
 
+  // Issue trackers, forums and some editors turn ' and " into typographic quotes
+  // (U+2018/2019/201C/201D); the rules are written with ASCII ones.
+  if (text.find("\xE2\x80") != std::string_view::npos) {
+    quotes_.clear();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (i + 2 < text.size() && text[i] == '\xE2' && text[i + 1] == '\x80') {
+        const char c = text[i + 2];
+        if (c == '\x98' || c == '\x99' || c == '\x9C' || c == '\x9D') {
+          quotes_.push_back(c == '\x98' || c == '\x99' ? '\'' : '"');
+          i += 2;
+          continue;
+        }
+      }
+      quotes_.push_back(text[i]);
+    }
+    text = quotes_;
+  }
+
   // Progress bars (tqdm, Keras, Lightning) redraw with a bare carriage return: each
   // redraw is its own record with its own numbers, so read them one by one.
   if (text.find('\r') == std::string_view::npos) {

@@ -90,6 +90,7 @@ class LogScanner {
   std::vector<std::pair<std::uint64_t, std::string>> ring_ =
       std::vector<std::pair<std::uint64_t, std::string>>(ScanResult::kTailLines);
   std::size_t ring_next_ = 0;
+  std::string quotes_;  // a line with typographic quotes, rewritten with ASCII ones
   bool finished_ = false;
 };
 
