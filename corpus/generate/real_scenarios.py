@@ -160,9 +160,10 @@ def _uid():
 def load():
     import scen_asset
     import scen_code
+    import scen_learning
     import scen_sys
     import scen_torch
-    for mod in (scen_code, scen_sys, scen_torch, scen_asset):
+    for mod in (scen_code, scen_sys, scen_torch, scen_asset, scen_learning):
         start = len(SCENARIOS)
         mod.register(sys.modules[__name__])
         for s in SCENARIOS[start:]:
