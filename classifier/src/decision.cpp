@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -925,44 +924,19 @@ bool Decider::done_but_bad(Facts& facts) {
   // Never really moved: ten or more values and less than an 8% drop end to end.
   const double rel = has_trend ? (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9) : 0;
   const bool stuck = has_trend && L.finite_count() >= 10 && rel > -0.08;
-  // Pinned at chance: the last values identical and equal to ln K (0.6931 = ln 2 for two
-  // classes, 2.3026 = ln 10, 6.9078 = ln 1000): the model predicts the uniform
-  // distribution and learns nothing, whatever the loss did before.
-  std::optional<int> chance_k;
-  std::vector<LossPoint> recent = head;  // the kept values, oldest first (the tail is empty until the head is full)
-  recent.insert(recent.end(), tail.begin(), tail.end());
-  if (recent.size() >= 8) {
-    double lo = recent.back().value, hi = lo;
-    for (std::size_t i = recent.size() - 8; i < recent.size(); ++i) {
-      lo = std::min(lo, recent[i].value);
-      hi = std::max(hi, recent[i].value);
-    }
-    const double v = recent.back().value;
-    const double k = std::round(std::exp(v));
-    if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) chance_k = static_cast<int>(k);
-  }
-  // Frozen: the same value, to every printed digit, again and again. A model that learns
-  // does not repeat its loss exactly; weights that no longer change do (a dead network,
-  // a saturated output, an optimizer that stopped stepping). Five repeats at any printed
-  // precision, or three of a value printed with four or more significant digits (coarse
-  // prints such as "0.83" repeat by chance). Near-zero losses of a converged model are
-  // excluded.
-  // Repeats are counted over distinct lines, and a progress bar's postfix (tqdm shows the
-  // same value on every refresh of one step) needs the stricter count.
-  std::size_t repeats = 0;
-  for (auto it = recent.rbegin(); it != recent.rend() && it->value == recent.back().value; ++it)
-    if (it == recent.rbegin() || it->line != std::prev(it)->line) ++repeats;
+  // Pinned at chance (ln K), or frozen: the same value to every printed digit five times
+  // running, or three times when printed with four or more digits (coarse prints such as
+  // "0.83" repeat by chance). A progress bar redraws one step's value on every refresh,
+  // so it needs the stricter count; near-zero losses of a converged model are excluded.
+  const std::optional<int> chance_k = L.pinned_at_chance();
+  const auto last = L.last();
   bool progress_bar = false;
   for (const auto& t : scan_.tail)
-    if (!recent.empty() && t.line == recent.back().line)
+    if (last && t.line == last->line)
       progress_bar = t.text.find("it/s") != std::string::npos || t.text.find("s/it") != std::string::npos;
-  const auto significant_digits = [](double v) {
-    int d = 0;
-    while (d < 9 && std::fabs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-6) ++d;
-    return d + std::max(0, static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1);
-  };
-  const bool frozen = !recent.empty() && recent.back().value > 0.01 &&
-                      (repeats >= 5 || (repeats >= 3 && !progress_bar && significant_digits(recent.back().value) >= 4));
+  const std::size_t repeats = L.exact_repeats();
+  const bool frozen = last && last->value > 0.01 &&
+                      (repeats >= 5 || (repeats >= 3 && !progress_bar && printed_digits(last->value) >= 4));
   const auto diverged = [&] {
     v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
     v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
@@ -978,16 +952,16 @@ bool Decider::done_but_bad(Facts& facts) {
       why = "The run completed, but the learning rate was 0: the weights never changed.";
     }
     if (chance_k) {
-      v_.shows.push_back("the last 8 loss values are all " + fmt(recent.back().value) + " = ln " +
-                         std::to_string(*chance_k) + " (to line " + std::to_string(recent.back().line) +
+      v_.shows.push_back("the last 8 loss values are all " + fmt(last->value) + " = ln " +
+                         std::to_string(*chance_k) + " (to line " + std::to_string(last->line) +
                          "): the loss of a uniform guess over " + std::to_string(*chance_k) + " classes");
       why = "The run completed, but the loss is pinned at chance level (ln " + std::to_string(*chance_k) +
             "): the model outputs the same uniform prediction and learns nothing (dead activations, a too-high learning "
             "rate that saturated the output, or labels that do not match the output layer).";
     }
     if (frozen && !chance_k) {
-      v_.shows.push_back("the last " + std::to_string(repeats) + " loss values are all exactly " + fmt(recent.back().value) + " (to line " +
-                         std::to_string(recent.back().line) + "): the loss is frozen");
+      v_.shows.push_back("the last " + std::to_string(repeats) + " loss values are all exactly " + fmt(last->value) +
+                         " (to line " + std::to_string(last->line) + "): the loss is frozen");
       why = "The run completed, but its loss is frozen at one value: the weights stopped changing (dead activations, "
             "a saturated output, a learning rate or optimizer that no longer updates them).";
     }

@@ -61,6 +61,11 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
   last_nonfinite_ = false;
   ++finite_;
   const LossPoint p{line, d};
+  if (const auto prev = last(); prev && prev->value == d) {
+    if (prev->line != line) ++repeats_;  // one line may show a value twice (a progress bar's redraws)
+  } else {
+    repeats_ = 1;
+  }
   if (head_.size() < kKeep) {
     head_.push_back(p);
   } else {
@@ -96,6 +101,33 @@ LossTracker::TrendInfo LossTracker::trend() const {
   else if (rel >= 0.05) t.trend = Trend::up;
   else t.trend = Trend::flat;
   return t;
+}
+
+std::optional<LossPoint> LossTracker::last() const {
+  if (!tail_.empty()) return tail_.back();
+  if (!head_.empty()) return head_.back();
+  return std::nullopt;
+}
+
+std::optional<int> LossTracker::pinned_at_chance() const {
+  std::vector<LossPoint> recent = head_;
+  recent.insert(recent.end(), tail_.begin(), tail_.end());
+  if (recent.size() < 8) return std::nullopt;
+  double lo = recent.back().value, hi = lo;
+  for (std::size_t i = recent.size() - 8; i < recent.size(); ++i) {
+    lo = std::min(lo, recent[i].value);
+    hi = std::max(hi, recent[i].value);
+  }
+  const double v = recent.back().value;
+  const double k = std::round(std::exp(v));
+  if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) return static_cast<int>(k);
+  return std::nullopt;
+}
+
+int printed_digits(double v) {
+  int d = 0;
+  while (d < 9 && std::fabs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-6) ++d;
+  return d + std::max(0, static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1);
 }
 
 }  // namespace gpualert::classify::detail

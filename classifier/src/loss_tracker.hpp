@@ -3,6 +3,7 @@
 // the loss first went non-finite. It decides healthy vs divergence vs nan_loss.
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,14 @@ class LossTracker {
   };
   TrendInfo trend() const;
 
+  // The last finite value, and how many lines in a row (the newest included) printed
+  // exactly that value: a model that learns does not repeat its loss to every digit.
+  std::optional<LossPoint> last() const;
+  std::size_t exact_repeats() const { return repeats_; }
+  // K when the last 8 values sit at ln K (0.6931 = ln 2, 2.3026 = ln 10): the loss of a
+  // uniform guess over K classes.
+  std::optional<int> pinned_at_chance() const;
+
  private:
   std::string key_;
   std::vector<LossPoint> head_;
@@ -47,6 +56,11 @@ class LossTracker {
   std::uint64_t count_ = 0, finite_ = 0, nonfinite_ = 0;
   bool last_nonfinite_ = false;
   std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
+  std::size_t repeats_ = 0;
 };
+
+// Significant digits of V as printed (5.7257 -> 5, 0.83 -> 2): repeats of a coarse
+// print prove little.
+int printed_digits(double v);
 
 }  // namespace gpualert::classify::detail
