@@ -1116,7 +1116,8 @@ bool Decider::ends_in_setup_chatter(std::vector<Citation>& last) const {
   static const RE2 chatter(
       R"(NCCL INFO|Reducer buckets have been rebuilt|Distributed group initialized|Initializing (?:process group|distributed)|)"
       R"(store_based_barrier_key|Completed store-based barrier|Init COMPLETE|Connected all (?:rings|trees)|)"
-      R"(Added key: |Rank \d+ is waiting|MASTER_ADDR=|Setting up distributed|Using network (?:IB|Socket))");
+      R"(Added key: |Rank \d+ is waiting|MASTER_ADDR=|Setting up distributed|Using network (?:IB|Socket)|)"
+      R"(init_distributed|Initializing TorchBackend|batch_all_reduce: \d+ all-reduces)");
   std::vector<const Citation*> lines;  // the last non-blank lines, newest first
   for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && lines.size() < 4; ++it)
     if (it->text.find_first_not_of(" \t") != std::string::npos) lines.push_back(&*it);
