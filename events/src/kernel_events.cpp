@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #ifdef GPUALERT_HAVE_SD_JOURNAL
 #include <systemd/sd-journal.h>
@@ -16,6 +17,8 @@
 
 namespace gpualert::events {
 namespace {
+
+constexpr std::streamoff kMaxFileBytes = 64LL << 20;  // the newest part of a kernel-log file that is read
 
 bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
@@ -112,8 +115,10 @@ bool digits(std::string_view s, std::size_t at, std::size_t n) {
 int to_i(std::string_view s, std::size_t at, std::size_t n) { return std::atoi(std::string(s.substr(at, n)).c_str()); }
 
 // Strips a leading time stamp; returns the time (if any) and the rest of the line.
+// BOOT caches the boot time across lines: it is read from /proc/stat once, on the first
+// "[seconds since boot]" stamp.
 std::pair<std::optional<Clock::time_point>, std::string_view> split_stamp(std::string_view line,
-                                                                          std::optional<Clock::time_point> boot) {
+                                                                          std::optional<Clock::time_point>& boot) {
   std::optional<Clock::time_point> t;
   std::string_view rest = line;
   // ISO 8601: 2026-11-22T05:00:00[.ffffff][+00:00|Z]
@@ -206,7 +211,21 @@ const char* to_string(XidBlame b) {
   }
 }
 
+namespace {
+// A cheap, case-sensitive gate: nearly every kernel record names none of these, and the
+// ring buffer or a journal can hold hundreds of thousands of records.
+bool may_be_event(std::string_view m) {
+  static constexpr std::string_view kTokens[] = {"NVRM", "Xid", "ECC", "ecc", "Ecc", "DBE", "emap", "EMAP", "allen off",
+                                                 "ALLEN OFF", "illed process", "oom", "OOM", "of memory", "hrottl", "HROTTL",
+                                                 "hermal", "HERMAL", "ower brake", "OWER BRAKE"};
+  for (const auto t : kTokens)
+    if (m.find(t) != std::string_view::npos) return true;
+  return false;
+}
+}  // namespace
+
 std::optional<Event> parse_event_text(std::string_view m) {
+  if (!may_be_event(m)) return std::nullopt;
   Event e;
   e.text = std::string(m.substr(0, 1000));
   if (const auto x = m.find("NVRM: Xid"); x != std::string_view::npos) {
@@ -349,9 +368,17 @@ ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point t
       rep.errors.push_back("file:" + f.string() + ": cannot be read");
       continue;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto evs = parse_kernel_log(ss.str(), "file:" + f.string());
+    // A kern.log grows for months and is written in time order: the run's window is in
+    // its newest part, so a huge file is read from its last kMaxFileBytes only.
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    const std::streamoff skip = size > kMaxFileBytes ? size - kMaxFileBytes : 0;
+    in.seekg(skip);
+    std::string text(static_cast<std::size_t>(size - skip), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (skip > 0) text.erase(0, text.find('\n') == std::string::npos ? text.size() : text.find('\n') + 1);
+    auto evs = parse_kernel_log(text, "file:" + f.string());
     for (auto& e : evs) {
       if (e.has_time() && (e.time < from || e.time > to)) continue;
       rep.events.push_back(std::move(e));
@@ -359,14 +386,19 @@ ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point t
     rep.read.push_back("file:" + f.string());
   }
   std::stable_sort(rep.events.begin(), rep.events.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
-  // The same record read from two sources (journal and kern.log) counts once.
+  // The same record read from two sources (journal, ring buffer, kern.log) counts once:
+  // same text, within two seconds (each source stamps it a little differently).
   std::vector<Event> uniq;
+  std::unordered_map<std::string, std::vector<Clock::time_point>> seen;  // text -> times kept (epoch: no time)
   for (auto& e : rep.events) {
-    const bool dup = std::any_of(uniq.begin(), uniq.end(), [&](const Event& u) {
-      return u.text == e.text && (u.time == e.time || !u.has_time() || !e.has_time() ||
-                                  std::chrono::abs(u.time - e.time) < std::chrono::seconds(2));
+    auto& times = seen[e.text];
+    const bool dup = std::any_of(times.begin(), times.end(), [&](Clock::time_point t) {
+      return t == e.time || t.time_since_epoch().count() == 0 || !e.has_time() ||
+             std::chrono::abs(t - e.time) < std::chrono::seconds(2);
     });
-    if (!dup) uniq.push_back(std::move(e));
+    if (dup) continue;
+    times.push_back(e.time);
+    uniq.push_back(std::move(e));
     if (uniq.size() >= src.max_events) break;
   }
   rep.events = std::move(uniq);

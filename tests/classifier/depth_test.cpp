@@ -4,6 +4,9 @@
 #include <functional>
 #include <string>
 
+#include <filesystem>
+#include <ctime>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include "gpualert/events/kernel_events.hpp"
@@ -201,6 +204,32 @@ TEST(Events, OomKillerRecordNamingTheJobTurnsSigkillIntoOomKiller) {
   EXPECT_EQ(builtin().classify_text(log, st).cls, "oom_killer");
   st.cgroup_marks = {"/job_4"};  // a prefix of another job's id is not this job
   EXPECT_EQ(builtin().classify_text(log, st).cls, "signal_kill");
+}
+
+// A kern.log grows for months: only its newest 64 MiB are read, so a record at the start
+// of a huge file is out of reach while one at its end is found, in bounded memory.
+TEST(Events, AHugeKernelLogFileIsReadFromItsNewestPart) {
+  namespace ev = gpualert::events;
+  const auto path = std::filesystem::temp_directory_path() / ("gpualert-huge-kern-" + std::to_string(::getpid()) + ".log");
+  const auto now = ev::Clock::now();
+  const std::time_t t = ev::Clock::to_time_t(now);
+  char iso[40];
+  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S+00:00", std::gmtime(&t));
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << iso << " n1 kernel: NVRM: Xid (PCI:0000:01:00): 48, pid=1, DBE\n";
+    const std::string chatter = std::string(iso) + " n1 kernel: EXT4-fs (sda1): re-mounted. Opts: (null)\n";
+    for (std::size_t n = 0; n < (65u << 20); n += chatter.size()) out << chatter;
+    out << iso << " n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=2, GPU has fallen off the bus.\n";
+  }
+  ev::EventSources src;
+  src.journal = false;
+  src.kmsg = false;
+  src.files.push_back(path);
+  const auto evs = ev::read_kernel_events(now - std::chrono::minutes(1), now + std::chrono::minutes(1), src);
+  std::filesystem::remove(path);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].xid, 79);
 }
 
 TEST(Events, RingBufferRecordsParsing) {
