@@ -9,14 +9,15 @@ namespace gpualert::classify::detail {
 namespace {
 
 std::string normalise_key(std::string_view k) {
+  // nanoGPT-style "train loss" at evaluation points and "loss" every step are one series;
+  // HF's summary 'train_loss' (a mean over the whole run) is not a point of it.
+  for (std::string_view p : {"train ", "training "})
+    if (k.size() > p.size() && k.substr(0, p.size()) == p) k.remove_prefix(p.size());
   std::string out;
   for (char c : k) {
     const auto u = static_cast<unsigned char>(c);
     out.push_back(c == ' ' || c == '/' || c == '-' ? '_' : static_cast<char>(std::tolower(u)));
   }
-  // "train loss" at evaluation points and "loss" every step are one series (nanoGPT, many loops).
-  for (const char* p : {"train_", "training_"})
-    if (out.rfind(p, 0) == 0 && out.size() > std::char_traits<char>::length(p)) return out.substr(std::char_traits<char>::length(p));
   return out;
 }
 

@@ -61,6 +61,8 @@ struct Patterns {
   RE2 bracket_step{R"(^\s*\[\s*(\d{1,9})\s*\])", opt()};
   RE2 frac_bar{R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])", opt()};
   RE2 epoch{R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)", opt()};
+  // Settings that name steps without being one ("Gradient Accumulation steps = 1").
+  RE2 step_setting{R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)", opt()};
   RE2 total{R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))", opt()};
   // Timings.
   RE2 per_step{R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)", opt()};
@@ -170,9 +172,11 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   if (RE2::PartialMatch(sp, p.total, &a)) {
     a.erase(std::remove(a.begin(), a.end(), ','), a.end());
     total_steps = std::max<std::uint64_t>(total_steps, static_cast<std::uint64_t>(num(a)));
+    return;  // a plan, not a step taken ("Total optimization steps = 1000" is no step 1000)
   }
   a.clear();
   b.clear();
+  if (RE2::PartialMatch(sp, p.step_setting)) return;
   if (RE2::PartialMatch(sp, p.step, &a, &b) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
     note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
     is_progress = true;

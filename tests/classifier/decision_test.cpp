@@ -329,6 +329,20 @@ TEST(DoneButBad, AFrozenLossIsDivergenceButProgressBarRefreshesAreNot) {
   EXPECT_NE(run(coarse, 0).cls, "divergence");
 }
 
+// Settings that name steps are not steps taken: a Trainer header's "Total optimization
+// steps = 1000" and "Gradient Accumulation steps = 1" must not read as step 1000 or 1.
+TEST(DoneButBad, StepSettingsAreNotStepsTaken) {
+  std::string log =
+      "***** Running training *****\n  Num examples = 512\n  Gradient Accumulation steps = 1\n"
+      "  Total optimization steps = 1000\n";
+  for (int i = 0; i < 12; ++i)
+    log += "{'loss': " + std::to_string(2.5 - 0.1 * i).substr(0, 5) + ", 'learning_rate': 1e-05, 'epoch': " +
+           std::to_string(0.1 * i).substr(0, 4) + "}\n";
+  const Verdict v = run(log, 0);
+  EXPECT_EQ(v.cls, "healthy");
+  for (const auto& s : v.shows) EXPECT_EQ(s.find("training steps were reached"), std::string::npos) << s;
+}
+
 TEST(DoneButBad, StepsMostlyWaitingForDataAreUnderutilized) {
   std::string log;
   for (int i = 0; i < 100; i += 10)
