@@ -662,6 +662,20 @@ def start_group(scens, lines=12):
     return jobs
 
 
+def collect(j, wait, settle=0.5, cancel_after=False):
+    """Waits for job J's ending (WAIT), then stores its log; a failure is reported, not raised."""
+    try:
+        wait()
+        time.sleep(settle)
+        ok, summ = finish(j)
+        if cancel_after:
+            sh(["scancel", j.jobid], check=False)
+        return j, ok, summ
+    except Exception as e:
+        sh(["scancel", j.jobid], check=False)
+        return j, False, f"error: {e}"
+
+
 def run_group_down(scens):
     results = []
     # submit all, wait until all are running and printing, then take the node down
@@ -669,20 +683,10 @@ def run_group_down(scens):
     sh(["scontrol", "update", f"nodename={N2}", "state=down", "reason=ECC errors reported by BMC, node taken out"])
     say(f"  node {N2} set DOWN by scontrol")
     for j in jobs:
-        try:
-            if j.s["capture_when"] == "requeued":
-                wait_requeued(j)
-                time.sleep(1)
-                ok, summ = finish(j)
-                sh(["scancel", j.jobid], check=False)
-            else:
-                wait_end(j)
-                time.sleep(0.5)
-                ok, summ = finish(j)
-        except Exception as e:
-            sh(["scancel", j.jobid], check=False)
-            ok, summ = False, f"error: {e}"
-        results.append((j, ok, summ))
+        if j.s["capture_when"] == "requeued":
+            results.append(collect(j, lambda j=j: wait_requeued(j), settle=1, cancel_after=True))
+        else:
+            results.append(collect(j, lambda j=j: wait_end(j)))
     sh(["scontrol", "update", f"nodename={N2}", "state=resume"])
     wait_node_idle(N2)
     return results
@@ -727,17 +731,7 @@ def run_group_kill(scens):
                 os.kill(p, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-    results = []
-    for j in jobs:
-        try:
-            wait_end(j, timeout=60)
-            time.sleep(0.5)
-            ok, summ = finish(j)
-        except Exception as e:
-            sh(["scancel", j.jobid], check=False)
-            ok, summ = False, f"error: {e}"
-        results.append((j, ok, summ))
-    return results
+    return [collect(j, lambda j=j: wait_end(j, timeout=60)) for j in jobs]
 
 
 # ---------------------------------------------------------------- main
