@@ -66,8 +66,9 @@ class GpualertCase(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def gpualert(self, args, command=None, env=None, timeout=120, run_dir=None, stdin=subprocess.DEVNULL,
-                 stdout=subprocess.PIPE):
-        """Runs `gpualert ARGS -- COMMAND` (or `gpualert ARGS` when COMMAND is None)."""
+                 stdout=subprocess.PIPE, preexec_fn=None):
+        """Runs `gpualert ARGS -- COMMAND` (or `gpualert ARGS` when COMMAND is None); PREEXEC_FN runs in
+        the child before the exec (e.g. to join a cgroup)."""
         full = [GPUALERT] + list(args)
         rd = None
         if command is not None:
@@ -77,7 +78,8 @@ class GpualertCase(unittest.TestCase):
         if env:
             e.update(env)
         t0 = time.monotonic()
-        p = subprocess.Popen(full, env=e, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, cwd=self.tmp)
+        p = subprocess.Popen(full, env=e, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, cwd=self.tmp,
+                             preexec_fn=preexec_fn)
         out, err = p.communicate(timeout=timeout)
         return Result(p, out, err, time.monotonic() - t0, rd)
 

@@ -7,7 +7,6 @@ cases are numbered because each one's kernel records must not fall into the next
 one's window: the SIGKILL case runs before any OOM record exists, the Xid last."""
 import json
 import os
-import shutil
 import time
 import unittest
 
@@ -75,15 +74,6 @@ class KernelEvidence(GpualertCase):
         procs = os.path.join(self.cgroup, "cgroup.procs")
         return lambda: open(procs, "w").write(str(os.getpid()))
 
-    def run_in(self, preexec, command, name):
-        import subprocess
-        from harness import GPUALERT, Result
-        rd = self.run_dir(name)
-        p = subprocess.Popen([GPUALERT, "run", "--quiet", "--run-dir", rd, "--"] + command, env=self.env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.tmp, preexec_fn=preexec)
-        out, err = p.communicate(timeout=120)
-        return Result(p, out, err, 0, rd)
-
     def test_1_sigkill_with_no_oom_record_is_not_called_oom(self):
         time.sleep(6)  # records another test left in the node's logs a moment ago must fall outside this window
         r = self.gpualert(["--quiet"], [CHILD, "raise", "9"], run_dir=self.run_dir("kill"))
@@ -98,7 +88,7 @@ class KernelEvidence(GpualertCase):
 
     def test_2_real_cgroup_oom_kill_is_confirmed_by_the_kernel_record(self):
         join = self.in_memory_cgroup(128)
-        r = self.run_in(join, [PYTHON, "-c", HOG], "oom-direct")
+        r = self.gpualert(["--quiet"], [PYTHON, "-c", HOG], run_dir=self.run_dir("oom-direct"), preexec_fn=join)
         self.assertEqual(r.returncode, -9, r.stderr)  # mirrored exactly: the wrapper dies of SIGKILL too
         v = self.verdict(r)
         self.assertEqual(v["class"], "oom_killer", json.dumps(v, indent=1))
@@ -112,9 +102,8 @@ class KernelEvidence(GpualertCase):
         # The wrapper only knows bash's pid; the kernel kills python, bash exits 137.
         join = self.in_memory_cgroup(128)
         script = "%s -c \"$HOG\"; s=$?; echo \"python ended with $s\"; exit $s" % PYTHON
-        env = dict(self.env, HOG=HOG)
-        self.env = env
-        r = self.run_in(join, ["bash", "-c", script], "oom-child")
+        r = self.gpualert(["--quiet"], ["bash", "-c", script], env={"HOG": HOG}, run_dir=self.run_dir("oom-child"),
+                          preexec_fn=join)
         self.assertEqual(r.returncode, 137, r.stderr)
         v = self.verdict(r)
         self.assertEqual(v["class"], "oom_killer", json.dumps(v, indent=1))
