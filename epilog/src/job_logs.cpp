@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include "capped_copy.hpp"
+
 namespace gpualert::epilog {
 namespace {
 
@@ -38,7 +40,7 @@ long step_order(const std::string& step) {
   }
 }
 
-std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, int restart, std::vector<std::string>& problems) {
+std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::uint32_t uid, std::vector<std::string>& problems) {
   std::vector<spool::StepRecord> out;
   for (const auto& n : list_dir(dir)) {
     if (n.rfind("step-", 0) != 0 || n.size() < 6 || n.substr(n.size() - 5) != ".json") continue;
@@ -49,7 +51,13 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, int restart
       continue;
     }
     try {
-      out.push_back(spool::step_from_json(nlohmann::json::parse(*text)));
+      auto r = spool::step_from_json(nlohmann::json::parse(*text));
+      // Only root writes here, but a record of another user's job under a reused id is never this job's.
+      if (r.uid != uid) {
+        problems.push_back(n + ": a record of uid " + std::to_string(r.uid) + ", not this job's user: ignored");
+        continue;
+      }
+      out.push_back(std::move(r));
     } catch (const std::exception& e) {
       problems.push_back(n + ": malformed step record: " + e.what());
     }
@@ -67,42 +75,27 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, int restart
   out.clear();
   for (auto& [key, r] : newest)
     if (run_started.empty() || r.ended >= run_started) out.push_back(std::move(r));
-  (void)restart;
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::make_pair(step_order(a.step), a.node) < std::make_pair(step_order(b.step), b.node);
   });
   return out;
 }
 
-bool append_file(const spool::DirFd& dir, const std::string& name, int out, std::uint64_t& bytes) {
-  const int fd = ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  char buf[1 << 16];
-  ssize_t n;
-  char last = '\n';
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) {
-    if (::write(out, buf, static_cast<std::size_t>(n)) != n) break;
-    bytes += static_cast<std::uint64_t>(n);
-    last = buf[n - 1];
-  }
-  if (last != '\n' && ::write(out, "\n", 1) == 1) ++bytes;
-  ::close(fd);
-  return true;
-}
-
 }  // namespace
 
-std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::vector<std::string>& problems) {
-  return read_records(dir, 0, problems);
+std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::uint32_t uid,
+                                                 std::vector<std::string>& problems) {
+  return read_records(dir, uid, problems);
 }
 
 JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,
-                         const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart) {
+                         const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart,
+                         std::uint32_t uid, std::uint32_t gid, const LogLimits& limits) {
   JobLogs r;
   const auto deadline = std::chrono::steady_clock::now() + wait;
   for (;;) {
     r.problems.clear();
-    r.steps = read_records(dir, restart, r.problems);
+    r.steps = read_records(dir, uid, r.problems);
     std::set<std::string> seen;
     for (const auto& s : r.steps) seen.insert(s.node);
     r.nodes_seen.assign(seen.begin(), seen.end());
@@ -115,7 +108,9 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
 
   const std::string combined = restart > 0 ? "combined.r" + std::to_string(restart) + ".log" : "combined.log";
   r.combined = dir_path / combined;
-  const int out = ::openat(dir.get(), combined.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+  // The user's own bytes: their file (0600), no one else's to read.
+  const int out = ::openat(dir.get(), combined.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out >= 0 && ::fchown(out, uid, gid) != 0) r.problems.push_back("cannot give combined.log to its user");
   if (out < 0) {
     r.problems.push_back("cannot write combined.log");
     r.combined.clear();
@@ -129,7 +124,23 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
                                  std::to_string(t.task) + " <==\n";
       if (::write(out, header.data(), header.size()) == static_cast<ssize_t>(header.size()))
         r.combined_bytes += header.size();
-      if (!append_file(dir, t.log, out, r.combined_bytes)) r.problems.push_back(t.log + " is missing");
+      if (r.combined_bytes >= limits.job_bytes) {
+        r.problems.push_back(t.log + " not read: the job's logs already reached " + std::to_string(limits.job_bytes) +
+                             " bytes");
+        continue;
+      }
+      const int in = ::openat(dir.get(), t.log.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (in < 0) {
+        r.problems.push_back(t.log + " is missing");
+        continue;
+      }
+      const CopyResult c = copy_capped(in, out, limits.task_head, limits.task_tail);
+      ::close(in);
+      r.combined_bytes += c.written;
+      if (!c.ok) r.problems.push_back(t.log + ": not fully copied (not a regular file, or the spool is full)");
+      if (c.skipped || c.holes)
+        r.problems.push_back(t.log + ": " + std::to_string(c.skipped) + " bytes over the cap and " +
+                             std::to_string(c.holes) + " bytes of holes left out");
     }
   }
   ::fsync(out);

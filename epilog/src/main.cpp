@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -23,6 +24,8 @@
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
 #include "gpualert/spool/spool_dir.hpp"
+#include "gpualert/spool/spool_expiry.hpp"
+#include "controller_view.hpp"
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
@@ -36,12 +39,23 @@ using namespace gpualert::epilog;
 
 namespace {
 
-// The helper's own log lives next to the job's logs, for the admin.
-std::ofstream g_log;
+// The helper's own log lives next to the job's logs, for the admin (root 0600;
+// close-on-exec, so sacct and scontrol never inherit it).
+int g_log = -1;
 void note(const std::string& msg) {
   const std::string line = iso8601_utc(std::chrono::system_clock::now()) + " " + msg + "\n";
-  if (g_log) g_log << line << std::flush;
-  else std::cerr << line;
+  if (g_log < 0 || ::write(g_log, line.data(), line.size()) < 0) std::cerr << line;
+}
+
+void open_helper_log(const spool::DirFd& dir, const std::string& node) {
+  const std::string name = "helper-" + spool::safe_component(node) + ".log";
+  g_log = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+// Each recipient once, in the order first named.
+void add_unique(std::vector<std::string>& to, const std::vector<std::string>& more) {
+  for (const auto& a : more)
+    if (std::find(to.begin(), to.end(), a) == to.end()) to.push_back(a);
 }
 
 std::vector<std::string> expand_nodelist(const std::string& list) {
@@ -57,38 +71,26 @@ std::vector<std::string> expand_nodelist(const std::string& list) {
   return nodes;
 }
 
-// What slurmctld still remembers of the job (for MinJobAge): --mail-user, and
-// Restarts=N (more than this run's SLURM_RESTART_COUNT: the job has run again since).
-struct ControllerView {
-  std::vector<std::string> mail_user;
-  std::optional<int> restarts;
-};
-
-ControllerView controller_view(std::uint32_t job) {
-  ControllerView v;
-  const auto r = run_program({"scontrol", "-o", "show", "job", std::to_string(job)}, std::chrono::seconds(10));
-  if (!r) return v;
-  auto field = [&](const std::string& key) -> std::optional<std::string> {
-    const auto pos = r->out.find(" " + key + "=");
-    if (pos == std::string::npos) return std::nullopt;
-    const auto start = pos + key.size() + 2;
-    return r->out.substr(start, r->out.find_first_of(" \n", start) - start);
-  };
-  if (const auto m = field("MailUser"); m && *m != "(null)") {
-    std::string why;
-    if (!config::parse_address_list(*m, v.mail_user, why)) v.mail_user.clear();
-  }
-  if (const auto n = field("Restarts")) v.restarts = std::atoi(n->c_str());
-  return v;
-}
-
 // Exactly one message per job run, even if the epilog runs twice on this node.
-bool claim_notification(const spool::DirFd& dir, int restart_count) {
+// The marker holds the run's start time: one left by another job under a reused
+// id (another start) does not silence this one.
+bool claim_notification(const spool::DirFd& dir, int restart_count, const std::string& run_start) {
   const std::string name = "notified." + std::to_string(restart_count);
-  const int fd = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int fd = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      const std::string text = run_start + "\n";
+      const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      ::close(fd);
+      return ok;
+    }
+    std::string why;
+    const auto held = spool::read_at(dir, name, 256, why);
+    if (!held || *held == run_start + "\n" || run_start.empty()) return false;
+    note("a stale " + name + " (run start " + held->substr(0, held->find('\n')) + ") was replaced");
+    ::unlinkat(dir.get(), name.c_str(), 0);
+  }
+  return false;
 }
 
 }  // namespace
@@ -99,7 +101,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gpualert-epilog: diagnose a finished Slurm job and notify its owner"};
   std::string spool_path = "/var/spool/gpualert", conf, to;
   std::optional<std::uint32_t> job;
-  int max_wait = 120, node_wait = 20;
+  int max_wait = 120, node_wait = 20, keep_days = 14;
   bool any_node = false;
   app.add_option("--spool", spool_path, "the plugin's spool");
   app.add_option("--conf", conf, "site configuration file");
@@ -107,6 +109,8 @@ int main(int argc, char** argv) {
   app.add_option("--job", job, "job id (default: $SLURM_JOB_ID)");
   app.add_option("--max-wait", max_wait, "seconds to wait for a final state in accounting");
   app.add_option("--node-wait", node_wait, "seconds to wait for other nodes' step records");
+  app.add_option("--keep-days", keep_days, "days a finished job's spool directory is kept")
+      ->check(CLI::Range(1, 3650));
   app.add_flag("--any-node", any_node, "notify even when this is not the job's first node");
   CLI11_PARSE(app, argc, argv);
 
@@ -119,9 +123,11 @@ int main(int argc, char** argv) {
     std::string why;
     auto spool = spool::open_spool_root(spool_path, why);
     std::optional<spool::DirFd> dir;
-    if (spool) dir = spool::open_job_dir(*spool, env->job, env->gid, false, why);
+    if (spool) dir = spool::open_job_dir(*spool, env->job, env->uid, false, why);
+    if (spool && !dir && why.find("another job") != std::string::npos)
+      spool::admin_log(*spool, "job " + std::to_string(env->job) + ": " + why);
     const std::filesystem::path dir_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(env->job);
-    if (dir) g_log.open(dir_path / ("helper-" + spool::safe_component(env->node) + ".log"), std::ios::app);
+    if (dir) open_helper_log(*dir, env->node);
     note("job " + std::to_string(env->job) + " on " + env->node + ": moved out of " +
          std::to_string(leave_job_cgroups()) + " cgroup hierarchies");
     if (!dir) note("no job directory in the spool (" + why + "): diagnosing from accounting only");
@@ -134,7 +140,7 @@ int main(int argc, char** argv) {
       if (!conf.empty()) early.apply_file(conf);
       if (dir && early.settings().kernel_events) {
         std::vector<std::string> problems;
-        const auto [from, until] = node_window(read_step_records(*dir, problems), env->node);
+        const auto [from, until] = node_window(read_step_records(*dir, env->uid, problems), env->node);
         std::string msg;
         if (from.time_since_epoch().count())
           publish_node_events(*dir, env->gid, env->node, env->restart_count, from,
@@ -160,13 +166,14 @@ int main(int argc, char** argv) {
     }
     // Claimed only now: the helper of a run that was requeued must not take the
     // marker its job's last run needs (both see the same restart count).
-    if (dir && !claim_notification(*dir, env->restart_count)) {
+    if (dir && !claim_notification(*dir, env->restart_count, acct.start)) {
       note("this job run was already notified");
       return 0;
     }
 
     JobLogs logs;
-    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait), env->restart_count);
+    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait), env->restart_count,
+                                   env->uid, env->gid);
     for (const auto& p : logs.problems) note(p);
 
     config::Loader loader;
@@ -174,8 +181,13 @@ int main(int argc, char** argv) {
     if (!conf.empty()) loader.apply_file(conf);
     std::vector<std::string> recipients;
     if (!to.empty()) config::parse_address_list(to, recipients, why);
+    // srun --gpualert=... inside the script: the steps that asked name theirs (the
+    // plugin held them to the site's recipient rule when the step started).
+    for (const auto& step : logs.steps) add_unique(recipients, step.to);
     if (recipients.empty()) recipients = ctl.mail_user;
     config::Settings settings = loader.settings();
+    // The spool is shared by every job on the node: keep room for one whole message.
+    if (settings.outbox_reserve == 0) settings.outbox_reserve = settings.attach_budget + (2ULL << 20);
     if (!recipients.empty()) settings.to = recipients;
     else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
     for (const auto& p : loader.problems()) note("config: " + p.text());
@@ -236,7 +248,7 @@ int main(int argc, char** argv) {
     const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
     const classify::Verdict v =
         logs.combined.empty() ? classifier.classify_text("", status) : classifier.classify_file(logs.combined, status);
-    if (dir) spool::write_atomic_at(*dir, "verdict.json", classify::to_json(v).dump(2) + "\n", 0, env->gid, why);
+    if (dir) spool::write_atomic_at(*dir, "verdict.json", classify::to_json(v).dump(2) + "\n", env->uid, env->gid, why);
 
     report::MessageInputs mi;
     mi.from = settings.from;
@@ -247,6 +259,9 @@ int main(int argc, char** argv) {
     msg.extra_headers.push_back({"X-Gpualert-Job", std::to_string(env->job)});
     const report::Delivery d = report::deliver(msg, settings);
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
+    if (spool)
+      if (const auto n = spool::expire_job_dirs(*spool, std::chrono::hours(24) * keep_days))
+        note("removed " + std::to_string(n) + " job directories older than " + std::to_string(keep_days) + " days");
   } catch (const std::exception& e) {
     note(std::string("failed: ") + e.what());
   }

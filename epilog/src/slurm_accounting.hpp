@@ -26,9 +26,15 @@ struct JobAccounting {
   std::vector<StepAccounting> steps;
 };
 
-// Parses `sacct -n -P -o JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,
-// Timelimit,NodeList,Partition,User,Start,End,WorkDir` output for JOB.
-JobAccounting parse_sacct(const std::string& text, const std::string& job);
+// Parses `sacct -n -P --delimiter=DELIMITER -o JobID,JobName,State,ExitCode,
+// DerivedExitCode,Elapsed,Timelimit,NodeList,Partition,User,Start,End,WorkDir`
+// output for JOB. The job's owner chooses JobName and WorkDir (any byte, newlines
+// too), so query_job passes an unguessable DELIMITER: then no name can end a field
+// or start a record. Output that does not split into whole records is rejected.
+JobAccounting parse_sacct(const std::string& text, const std::string& job, const std::string& delimiter = "|");
+
+// A fresh random field delimiter for one sacct call.
+std::string sacct_delimiter();
 
 bool is_final_state(const std::string& state);
 

@@ -312,6 +312,15 @@ void read_journal(Clock::time_point from, Clock::time_point to, const EventSourc
     rep.errors.push_back("journal: cannot open (" + std::string(std::strerror(-r)) + ")");
     return;
   }
+  // Kernel records only. journald sets _TRANSPORT itself ("kernel": read from /dev/kmsg,
+  // which only the kernel and root write); a user's logger, systemd-cat or raw /dev/log
+  // datagram may claim SYSLOG_IDENTIFIER=kernel but arrives as syslog/journal/stdout.
+  r = sd_journal_add_match(j, "_TRANSPORT=kernel", 0);
+  if (r < 0) {
+    rep.errors.push_back("journal: cannot filter for kernel records (" + std::string(std::strerror(-r)) + ")");
+    sd_journal_close(j);
+    return;
+  }
   const auto from_us = std::chrono::duration_cast<std::chrono::microseconds>(from.time_since_epoch()).count();
   const auto to_us = std::chrono::duration_cast<std::chrono::microseconds>(to.time_since_epoch()).count();
   r = sd_journal_seek_realtime_usec(j, static_cast<uint64_t>(std::max<std::int64_t>(from_us, 0)));

@@ -120,14 +120,38 @@ StoredMessage Outbox::store(const Message& msg) {
                   {"last_error", ""}};
   // dump() with "replace": an invalid UTF-8 address must not make store() throw
   // a non-system error after the caller relied on the outbox.
-  write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
-  try {
-    write_eml(m.eml, msg);
-  } catch (...) {
-    ::unlink(m.meta.c_str());  // a .json without its .eml would only be garbage
-    throw;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+      try {
+        write_eml(m.eml, msg);
+      } catch (...) {
+        ::unlink(m.meta.c_str());  // a .json without its .eml would only be garbage
+        throw;
+      }
+      return m;
+    } catch (const std::system_error& e) {
+      // The disk is full (someone else's output, perhaps): spend the reserve on this message.
+      const fs::path reserve = dir_ / "reserve";
+      if (attempt > 0 || (e.code().value() != ENOSPC && e.code().value() != EDQUOT) || ::unlink(reserve.c_str()) != 0)
+        throw;
+    }
   }
-  return m;
+}
+
+void Outbox::keep_reserve(std::uint64_t bytes) {
+  const fs::path reserve = dir_ / "reserve";
+  if (bytes == 0) return;
+  const int fd = ::open(reserve.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_blocks) * 512 < bytes &&
+      ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)) != 0) {
+    ::close(fd);
+    ::unlink(reserve.c_str());  // not enough room now: no half reserve that looks whole
+    return;
+  }
+  ::close(fd);
 }
 
 std::vector<StoredMessage> Outbox::pending() const {

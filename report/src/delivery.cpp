@@ -23,7 +23,9 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s) {
   Delivery d;
   try {
     notify::Outbox box(s.outbox);
+    box.keep_reserve(s.outbox_reserve);
     notify::StoredMessage stored = box.store(msg);
+    box.keep_reserve(s.outbox_reserve);  // restored after use, when there is room again
     d.stored = true;
     d.eml = stored.eml;
     if (s.smtp_url.empty()) return d;

@@ -9,7 +9,12 @@ namespace gpualert::report {
 namespace {
 // Kernel records of an OOM kill or an Xid can trail the process's death by a moment.
 constexpr auto kSlack = std::chrono::seconds(5);
-const char* const kKernelLogs[] = {"/var/log/kern.log", "/var/log/messages"};
+// No syslog files: a line there is not proven the kernel's. Any user can log to
+// /var/log/messages, and /dev/log takes a raw "<3>... kernel: NVRM: Xid ..." datagram
+// (facility kern; only glibc's syslog() and util-linux logger refuse it) that journald
+// forwards verbatim and rsyslog files under kern.* in kern.log. The journal's kernel
+// transport and /dev/kmsg carry the same records with their origin;
+// `gpualert classify --kernel-log FILE` still reads a file its user chose.
 
 std::int64_t to_us(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
@@ -19,8 +24,6 @@ std::int64_t to_us(std::chrono::system_clock::time_point t) {
 NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to) {
   events::EventSources src;
   src.journal = events::journal_supported();
-  for (const char* f : kKernelLogs)
-    if (std::filesystem::exists(f)) src.files.emplace_back(f);
   const auto rep = events::read_kernel_events_report(from - kSlack, to + kSlack, src);
   NodeKernelLog out;
   out.read_any = rep.any_source();

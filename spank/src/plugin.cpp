@@ -12,6 +12,7 @@ extern const unsigned int spank_plugin_version;
 SPANK_PLUGIN(gpualert, 1)
 }
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -40,9 +41,33 @@ int g_log_fd = -1;         // task child: opened as root, used by task_init
 int g_streams_fd = -1;
 std::string g_started;
 std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
+uid_t g_job_uid = 0;   // slurmstepd: the job's user, for the recipient rule
 int g_restart = -1;  // SLURM_RESTART_COUNT as slurmstepd saw it at init (tasks inherit it)
 
 int option_callback(int, const char* optarg, int remote);
+
+// A problem the admin should see. Slurm forwards slurmstepd's and a task's
+// error lines into the job's own output (or a shared output file), so in those
+// contexts it goes to the spool's admin log instead; srun/sbatch/salloc show it
+// to the user who typed the command.
+void problem(const std::string& text) {
+  const auto ctx = spank_context();
+  if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
+    slurm_error("gpualert: %s", text.c_str());
+    return;
+  }
+  slurm_debug("gpualert: %s", text.c_str());
+  std::string why;
+  if (auto spool = gpualert::spool::open_spool_root(g_args.spool, why)) gpualert::spool::admin_log(*spool, text);
+}
+
+std::string user_name(uid_t uid) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || !found) return {};
+  return found->pw_name;
+}
 
 struct spank_option g_spank_option = {
     const_cast<char*>("gpualert"), const_cast<char*>("[on|off|addr,...]"),
@@ -50,18 +75,37 @@ struct spank_option g_spank_option = {
                       "Optional recipients; default: --mail-user or your configured address."),
     2, 0, option_callback};
 
-int option_callback(int, const char* optarg, int remote) {
+// Checks one --gpualert value. Refused on the submit side, before the job is
+// queued; in slurmstepd only reported (failing there would fail the job) and
+// the recipients dropped, so the message goes to the job's default address.
+int check_option(const char* optarg, int remote) {
   std::string why;
-  const auto v = gpualert::spank::parse_option_value(optarg, why);
-  if (!v) {
-    // Refuse on the submit side, before the job is queued; in slurmstepd we
-    // only log, since failing there would fail the job.
-    slurm_error("%s", why.c_str());
-    return remote ? 0 : -1;
+  auto v = gpualert::spank::parse_option_value(optarg, why);
+  if (v) {
+    uid_t uid = ::getuid();
+    if (remote) uid = g_job_uid;
+    if (auto refused = gpualert::spank::refuse_recipients(v->to, g_args.recipients, user_name(uid))) {
+      why = *refused;
+      if (remote) v->to.clear();
+      else v.reset();
+    }
   }
+  if (!why.empty()) {
+    if (remote) problem(why);
+    else slurm_error("%s", why.c_str());
+  }
+  if (!v) return remote ? 0 : -1;
   // The remote callback may run twice (NULL, then ""): keep explicit recipients.
   if (!g_option.given || !v->to.empty() || v->off) g_option = *v;
   return 0;
+}
+
+int option_callback(int, const char* optarg, int remote) {
+  try {
+    return check_option(optarg, remote);
+  } catch (...) {
+    return 0;  // never fail a job over its option
+  }
 }
 
 bool enabled() {
@@ -101,18 +145,20 @@ void open_task_log(spank_t sp) {
   gid_t gid = 0;
   if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_STEPID, &step) || !item(sp, S_TASK_GLOBAL_ID, &task) ||
       !item(sp, S_JOB_UID, &uid) || !item(sp, S_JOB_GID, &gid)) {
-    slurm_error("gpualert: job items unavailable in task_init_privileged; this task is not captured");
+    problem("job items unavailable in task_init_privileged; this task is not captured");
     return;
   }
   std::string why;
   auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
   if (!spool) {
-    slurm_error("gpualert: spool %s unusable (%s); job %u is not captured", g_args.spool.c_str(), why.c_str(), job);
+    problem("spool " + g_args.spool + " unusable (" + why + "); job " + std::to_string(job) + " is not captured");
     return;
   }
-  auto dir = gpualert::spool::open_job_dir(*spool, job, gid, true, why);
+  std::string note;
+  auto dir = gpualert::spool::open_job_dir(*spool, job, uid, true, why, &note);
+  if (!note.empty()) gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": " + note);
   if (!dir) {
-    slurm_error("gpualert: job directory for %u unusable: %s", job, why.c_str());
+    gpualert::spool::admin_log(*spool, "job directory for " + std::to_string(job) + " unusable: " + why);
     return;
   }
   const std::string name =
@@ -120,7 +166,7 @@ void open_task_log(spank_t sp) {
   std::string used;
   g_log_fd = gpualert::spool::create_owned_file(*dir, name, uid, gid, used, why);
   if (g_log_fd < 0) {
-    slurm_error("gpualert: cannot create %s: %s", name.c_str(), why.c_str());
+    gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": cannot create " + name + ": " + why);
     return;
   }
   // "x.log" -> "x.streams"; "x.log.1" (the name was taken) -> "x.streams.1".
@@ -157,10 +203,19 @@ void write_step_record(spank_t sp) {
   }
   std::string why;
   auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
-  auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, gid, true, why) : std::nullopt;
+  auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, uid, true, why) : std::nullopt;
   if (!dir || !gpualert::spool::write_atomic_at(*dir, gpualert::spool::step_file_name(r.step, r.node, ::getpid()),
-                                                gpualert::spool::to_json(r).dump(1) + "\n", 0, gid, why))
-    slurm_error("gpualert: step record for %u.%s not written: %s", job, r.step.c_str(), why.c_str());
+                                                gpualert::spool::to_json(r).dump(1) + "\n", 0, 0, why))
+    problem("step record for " + std::to_string(job) + "." + r.step + " not written: " + why);
+}
+
+// Whether any step of JOB on this node asked for a message: only such steps
+// leave a step record. A directory listing on the node's own disk, no waiting.
+bool steps_asked(uint32_t job, uid_t uid) {
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, uid, false, why) : std::nullopt;
+  return dir && gpualert::spool::has_step_records(*dir);
 }
 
 // Every hook body runs inside this: whatever happens, Slurm sees success.
@@ -169,9 +224,9 @@ int guarded(const char* hook, F&& body) {
   try {
     body();
   } catch (const std::exception& e) {
-    slurm_error("gpualert: %s: %s", hook, e.what());
+    problem(std::string(hook) + ": " + e.what());
   } catch (...) {
-    slurm_error("gpualert: %s: unknown exception", hook);
+    problem(std::string(hook) + ": unknown exception");
   }
   return ESPANK_SUCCESS;
 }
@@ -184,7 +239,8 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
   return guarded("init", [&] {
     g_args = gpualert::spank::parse_plugin_args(ac, av);
     if (spank_context() == S_CTX_REMOTE || spank_context() == S_CTX_SLURMD)
-      for (const auto& e : g_args.errors) slurm_error("gpualert: plugstack.conf: %s", e.c_str());
+      for (const auto& e : g_args.errors) problem("plugstack.conf: " + e);
+    if (spank_context() == S_CTX_REMOTE) item(sp, S_JOB_UID, &g_job_uid);
     // Read once in slurmstepd, before tasks fork, so the task's log name and the
     // step record written at exit agree on which run of a requeued job this is.
     if (spank_context() == S_CTX_REMOTE) g_restart = restart_count(sp);
@@ -206,8 +262,8 @@ int slurm_spank_task_init(spank_t, int, char**) {
     if (g_log_fd < 0) return;
     const int log = g_log_fd, streams = g_streams_fd;
     g_log_fd = g_streams_fd = -1;
-    if (!gpualert::spank::start_task_tee(log, streams))
-      slurm_error("gpualert: could not start the output tee (%s); output is not captured", std::strerror(errno));
+    if (!gpualert::spank::start_task_tee(log, streams, g_args.log_head, g_args.log_tail))
+      problem(std::string("could not start the output tee (") + std::strerror(errno) + "); output is not captured");
   });
 }
 
@@ -236,9 +292,16 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
     // Every hook gets the plugstack arguments; job_epilog runs in a process where
     // slurm_spank_init may not have run, so they are read again here.
     g_args = gpualert::spank::parse_plugin_args(ac, av);
+    uid_t uid = 0;
+    if (item(sp, S_JOB_UID, &uid)) g_job_uid = uid;
     char* arg = nullptr;
     if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
-    if (!enabled()) return;
+    // A job whose sbatch/salloc line did not ask may still have steps that did
+    // (srun --gpualert inside the script): their step records are in the spool.
+    if (g_option.given ? g_option.off : !g_args.default_on) {
+      uint32_t job = 0;
+      if (g_option.off || !item(sp, S_JOB_ID, &job) || !steps_asked(job, uid)) return;
+    }
     gpualert::spank::launch_helper(g_args, g_option);
   });
 }

@@ -1,5 +1,9 @@
 #include "plugin_args.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
 namespace gpualert::spank {
 namespace {
 
@@ -11,6 +15,19 @@ bool sane_path(const std::string& p) {
   for (unsigned char c : p)
     if (c < 0x20 || c == 0x7F) return false;
   return true;
+}
+
+// A plain decimal count, with an optional K/M/G suffix for sizes.
+std::optional<std::uint64_t> number(const std::string& v) {
+  if (v.empty() || v.size() > 15 || !std::isdigit(static_cast<unsigned char>(v[0]))) return std::nullopt;
+  std::size_t used = 0;
+  std::uint64_t n = std::stoull(v, &used);
+  const std::string unit = v.substr(used);
+  if (unit == "K") n <<= 10;
+  else if (unit == "M") n <<= 20;
+  else if (unit == "G") n <<= 30;
+  else if (!unit.empty()) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -32,8 +49,25 @@ PluginArgs parse_plugin_args(int argc, char** argv) {
         continue;
       }
       (key == "spool" ? a.spool : key == "conf" ? a.conf : a.helper) = val;
+    } else if (key == "allow_to") {
+      a.recipients.allow.clear();
+      std::size_t from = 0;
+      while (from <= val.size()) {
+        const auto comma = std::min(val.find(',', from), val.size());
+        if (comma > from) a.recipients.allow.push_back(val.substr(from, comma - from));
+        from = comma + 1;
+      }
+    } else if (key == "max_to" || key == "log_head" || key == "log_tail") {
+      const auto n = number(val);
+      if (!n || (key == "max_to" && *n > 100)) {
+        a.errors.push_back(key + " must be a number" + (key == "max_to" ? " up to 100" : "") + ", got '" + val + "'");
+        continue;
+      }
+      if (key == "max_to") a.recipients.max = static_cast<unsigned>(*n);
+      else (key == "log_head" ? a.log_head : a.log_tail) = *n;
     } else {
-      a.errors.push_back("unknown argument '" + arg + "' (known: default=, spool=, conf=, helper=)");
+      a.errors.push_back("unknown argument '" + arg +
+                         "' (known: default=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=)");
     }
   }
   return a;

@@ -1,8 +1,11 @@
 #pragma once
 // Arguments from the plugstack.conf line, e.g.
 //   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/gpualert.so default=off spool=/var/spool/gpualert
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "recipient_policy.hpp"
 
 namespace gpualert::spank {
 
@@ -11,6 +14,9 @@ struct PluginArgs {
   std::string spool = "/var/spool/gpualert";    // node-local by default; see README for shared spools
   std::string conf = "/etc/gpualert/gpualert.conf";
   std::string helper = "/usr/libexec/gpualert/gpualert-epilog";
+  RecipientPolicy recipients;                   // allow_to=PATTERN[,PATTERN...] max_to=N
+  std::uint64_t log_head = 8ULL << 20;          // log_head=BYTES, log_tail=BYTES: what one task's log keeps
+  std::uint64_t log_tail = 8ULL << 20;
   std::vector<std::string> errors;              // unknown keys, bad values: logged, never fatal
 };
 

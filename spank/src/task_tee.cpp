@@ -1,85 +1,254 @@
 #include "task_tee.hpp"
 
 #include <fcntl.h>
+#include <linux/kcmp.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
 
+#include "capped_log.hpp"
 #include "gpualert/runner/log_writer.hpp"
 #include "gpualert/runner/tee.hpp"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434  // the same number on every architecture
+#endif
 
 namespace gpualert::spank {
 namespace {
 
+using runner::StreamTag;
+
+// After slurmstepd is gone, how long the tee keeps reading what is already in
+// the pipes before it stops.
+constexpr auto kDrainFor = std::chrono::seconds(1);
+
+struct Stream {
+  int fd = -1;   // read end of the pipe the task writes into
+  int out = -1;  // the task's real fd (1 or 2) in the tee
+  StreamTag tag = StreamTag::Out;
+  const char* name = "";
+  bool open = false;
+};
+
+enum class Got { Data, Nothing, End };
+
+// One read, forwarded to the real fd first, then to the log.
+Got pump(Stream& s, CappedLog& log, std::string& buf, std::vector<std::string>& notes) {
+  ssize_t got;
+  do got = ::read(s.fd, buf.data(), buf.size());
+  while (got < 0 && errno == EINTR);
+  if (got < 0 && errno == EAGAIN) return Got::Nothing;
+  const std::string_view chunk(buf.data(), got > 0 ? static_cast<std::size_t>(got) : 0);
+  const bool out_ok = got > 0 && runner::write_out(s.out, chunk, {});
+  if (got > 0 && !out_ok)
+    notes.push_back(std::string("[gpualert] ") + s.name + " could not be written (" + std::strerror(errno) +
+                    "); the program's pipe was closed so it sees the same error\n");
+  log.append(s.tag, chunk);
+  if (out_ok) return Got::Data;
+  ::close(s.fd);  // EOF, read error, or a broken real fd: the program gets EPIPE next
+  s.open = false;
+  return Got::End;
+}
+
+// The step is over: take what is already in the pipes, briefly, then stop even
+// if some process outside the step still holds a write end.
+void drain(Stream* s, int n, CappedLog& log, std::string& buf, std::vector<std::string>& notes) {
+  const auto until = std::chrono::steady_clock::now() + kDrainFor;
+  for (int i = 0; i < n; ++i)
+    if (s[i].open) ::fcntl(s[i].fd, F_SETFL, ::fcntl(s[i].fd, F_GETFL) | O_NONBLOCK);
+  for (bool more = true; more && std::chrono::steady_clock::now() < until;) {
+    more = false;
+    for (int i = 0; i < n; ++i)
+      if (s[i].open && pump(s[i], log, buf, notes) == Got::Data) more = true;
+  }
+  for (int i = 0; i < n; ++i)
+    if (s[i].open)
+      notes.push_back(std::string("[gpualert] the step ended while a process still held ") + s[i].name +
+                      " open: later output is not in this log\n");
+}
+
+// Copies until every stream is at EOF or, when STEPD >= 0, slurmstepd exits.
+void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>& notes) {
+  std::string buf(256 * 1024, '\0');
+  for (;;) {
+    pollfd fds[3];
+    int map[2];
+    nfds_t k = 0;
+    for (int i = 0; i < n; ++i)
+      if (s[i].open) {
+        map[k] = i;
+        fds[k++] = {s[i].fd, POLLIN, 0};
+      }
+    if (k == 0) return;
+    const nfds_t streams = k;
+    if (stepd >= 0) fds[k++] = {stepd, POLLIN, 0};
+    if (::poll(fds, k, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    for (nfds_t j = 0; j < streams; ++j)
+      if (fds[j].revents & (POLLIN | POLLHUP | POLLERR)) pump(s[map[j]], log, buf, notes);
+    if (stepd >= 0 && fds[streams].revents != 0) {
+      drain(s, n, log, buf, notes);
+      return;
+    }
+  }
+}
+
 // The tee itself: a grandchild of the task in its own session, so the user's
 // program can neither reap it (it is not its child) nor signal it with its
-// process group. It exits when the task's end of both pipes closes.
-[[noreturn]] void run_tee(int out_r, int err_r, int log_fd, int streams_fd) {
+// process group. It ends at EOF on every pipe or when slurmstepd exits.
+[[noreturn]] void run_tee(Stream* s, int n, int stepd, int log_fd, int streams_fd, std::uint64_t head,
+                          std::uint64_t tail, const std::vector<std::string>& first_notes) {
   // SIGTERM/SIGINT/SIGHUP go to the whole step at cancel time; the tee must
   // outlive the task long enough to forward its last bytes (EOF ends it; a
-  // step-end SIGKILL still can).
-  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(s, SIG_IGN);
-  // Keep only what the tee needs: the pipes, the task's real stdout/stderr, the log.
-  for (int fd = 3; fd < 1024; ++fd)
-    if (fd != out_r && fd != err_r && fd != log_fd && fd != streams_fd) ::close(fd);
-  const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null >= 0) ::dup2(null, STDIN_FILENO);
+  // step-end SIGKILL still can, and then the log holds the head only).
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(sig, SIG_IGN);
+  // Keep only what the tee needs: the pipes, slurmstepd's pidfd, the log.
+  for (int fd = 3; fd < 1024; ++fd) {
+    bool keep = fd == log_fd || fd == streams_fd || fd == stepd;
+    for (int i = 0; i < n; ++i) keep = keep || fd == s[i].fd;
+    if (!keep) ::close(fd);
+  }
+  // Only the real fds being copied to stay; a terminal the tee does not copy
+  // must not be held open by it after the step.
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    bool used = false;
+    for (int i = 0; i < n; ++i) used = used || s[i].out == fd;
+    if (!used && null >= 0) ::dup2(null, fd);
+  }
+  if (null > STDERR_FILENO) ::close(null);
   {
     runner::LogWriter log(log_fd, streams_fd);
-    runner::TeeSource src[2];
-    src[0] = {out_r, STDOUT_FILENO, runner::StreamTag::Out, true, false};
-    src[1] = {err_r, STDERR_FILENO, runner::StreamTag::Err, true, false};
-    runner::tee_until_eof(src, 2, log);
+    for (const auto& note : first_notes) log.append(StreamTag::Gpualert, note);
+    std::vector<std::string> notes;
+    CappedLog capped(log, head, tail);
+    copy(s, n, stepd, capped, notes);
+    capped.finish();
+    for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
     log.finish();
   }
   ::_exit(0);
 }
 
+void close_all(std::initializer_list<int> fds) {
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+}
+
 }  // namespace
 
-bool start_task_tee(int log_fd, int streams_fd) {
-  int outp[2], errp[2];
-  if (::pipe2(outp, O_CLOEXEC) != 0) return false;
-  if (::pipe2(errp, O_CLOEXEC) != 0) {
-    ::close(outp[0]);
-    ::close(outp[1]);
-    return false;
+bool same_open_file(int a, int b, bool try_kcmp) {
+  if (try_kcmp) {
+    const long r = ::syscall(SYS_kcmp, ::getpid(), ::getpid(), KCMP_FILE, a, b);
+    if (r >= 0) return r == 0;
   }
-  ::fcntl(outp[0], F_SETPIPE_SZ, 1 << 20);
-  ::fcntl(errp[0], F_SETPIPE_SZ, 1 << 20);
+  // No kcmp (kernel without CONFIG_KCMP, or a seccomp filter saying EPERM): the
+  // same inode with the same flags and offset. Two separate opens can match
+  // too; merging them only changes which of the two equal fds the bytes go through.
+  struct stat sa{}, sb{};
+  if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return false;
+  if (sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino) return false;
+  if (::fcntl(a, F_GETFL) != ::fcntl(b, F_GETFL)) return false;
+  errno = 0;
+  const off_t pa = ::lseek(a, 0, SEEK_CUR);
+  const int ea = errno;
+  errno = 0;
+  const off_t pb = ::lseek(b, 0, SEEK_CUR);
+  return pa == pb && ea == errno;
+}
+
+// Whether writes to A and B land in one ordered sequence: one open file, or
+// one file both opened for appending (slurmstepd opens `-o F` twice that way
+// when no -e is given), or one pipe or socket. Then one pipe must carry both.
+bool one_destination(int a, int b) {
+  if (same_open_file(a, b)) return true;
+  struct stat sa{}, sb{};
+  if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return false;
+  if (sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino) return false;
+  if (!S_ISREG(sa.st_mode)) return true;
+  return (::fcntl(a, F_GETFL) & O_APPEND) && (::fcntl(b, F_GETFL) & O_APPEND);
+}
+
+bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes) {
+  const bool tty[2] = {::isatty(STDOUT_FILENO) == 1, ::isatty(STDERR_FILENO) == 1};
+  std::vector<std::string> notes;
+  const char* names[2] = {"stdout", "stderr"};
+  for (int i = 0; i < 2; ++i)
+    if (tty[i])
+      notes.push_back(std::string("[gpualert] ") + names[i] + " is a terminal: it was left as it is and not captured\n");
+  if (tty[0] && tty[1]) {  // nothing to copy: no tee process, just say so
+    runner::LogWriter log(log_fd, streams_fd);
+    for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
+    log.finish();
+    return true;
+  }
+  // One open file behind both fds (-o without -e, 2>&1): one pipe keeps the
+  // program's order exactly; two pipes would let the tee interleave them.
+  const bool shared = !tty[0] && !tty[1] && one_destination(STDOUT_FILENO, STDERR_FILENO);
+  if (shared) notes.push_back("[gpualert] stdout and stderr share one file: captured as one stream\n");
+
+  Stream s[2];
+  int wr[2] = {-1, -1};  // pipe write ends, to become fd 1 / fd 2 of the task
+  int n = 0;
+  for (int i = 0; i < (shared ? 1 : 2); ++i) {
+    if (tty[i]) continue;
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      const int e = errno;
+      close_all({s[0].fd, wr[0], log_fd, streams_fd});
+      errno = e;
+      return false;
+    }
+    ::fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
+    s[n] = {p[0], STDOUT_FILENO + i, i == 0 ? StreamTag::Out : StreamTag::Err, shared ? "stdout and stderr" : names[i],
+            true};
+    wr[i] = p[1];
+    ++n;
+  }
+  // The task's parent is the step's slurmstepd. When it exits the step is over,
+  // even if a daemon the job left behind still holds the pipes. Without a pidfd
+  // (kernel < 5.3) the tee runs until EOF, as before.
+  const int stepd = static_cast<int>(::syscall(SYS_pidfd_open, ::getppid(), 0));
+
   const pid_t mid = ::fork();
-  if (mid < 0) {
-    for (int fd : {outp[0], outp[1], errp[0], errp[1]}) ::close(fd);
-    return false;
-  }
   if (mid == 0) {
     ::setsid();
     const pid_t tee = ::fork();
     if (tee != 0) ::_exit(tee < 0 ? 1 : 0);  // the middle process only detaches the tee
-    ::close(outp[1]);
-    ::close(errp[1]);
-    run_tee(outp[0], errp[0], log_fd, streams_fd);
+    close_all({wr[0], wr[1]});
+    run_tee(s, n, stepd, log_fd, streams_fd, head_bytes, tail_bytes, notes);
   }
+  const int fork_errno = errno;
   int st = 0;
-  while (::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
+  while (mid > 0 && ::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
   }
-  ::close(outp[0]);
-  ::close(errp[0]);
-  ::close(log_fd);
-  if (streams_fd >= 0) ::close(streams_fd);
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    ::close(outp[1]);
-    ::close(errp[1]);
+  close_all({s[0].fd, s[1].fd, stepd, log_fd, streams_fd});
+  if (mid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    close_all({wr[0], wr[1]});
+    errno = mid < 0 ? fork_errno : ECHILD;
     return false;
   }
   // From here the task writes into the tee. dup2 clears close-on-exec on 1 and 2.
-  ::dup2(outp[1], STDOUT_FILENO);
-  ::dup2(errp[1], STDERR_FILENO);
-  ::close(outp[1]);
-  ::close(errp[1]);
-  return true;
+  bool ok = true;
+  if (wr[0] >= 0) ok = ::dup2(wr[0], STDOUT_FILENO) >= 0 && (!shared || ::dup2(wr[0], STDERR_FILENO) >= 0);
+  if (ok && wr[1] >= 0) ok = ::dup2(wr[1], STDERR_FILENO) >= 0;
+  const int e = errno;
+  close_all({wr[0], wr[1]});
+  errno = e;
+  return ok;
 }
 
 }  // namespace gpualert::spank

@@ -2,11 +2,30 @@
 // Puts a tee in front of the task's stdout and stderr just before it execs:
 // everything still goes where Slurm sent it (srun's terminal, --output/--error
 // files), byte for byte, and also into the task's log in the spool.
+#include <cstdint>
+
 namespace gpualert::spank {
 
-// Called in task_init (as the job user, in the task process). LOG_FD and
-// STREAMS_FD were opened by root in task_init_privileged; they are consumed.
+inline constexpr std::uint64_t kDefaultLogHeadBytes = 8u << 20;
+inline constexpr std::uint64_t kDefaultLogTailBytes = 8u << 20;
+
+// Called in task_init (as the job user, in the task process, whose parent is
+// the step's slurmstepd). LOG_FD and STREAMS_FD were opened by root in
+// task_init_privileged; they are consumed. The log keeps the first HEAD_BYTES
+// and the last TAIL_BYTES of the output; fds 1 and 2 always get every byte.
+// A terminal on fd 1 or 2 is left as it is (not captured, noted in the log);
+// when 1 and 2 are one open file they go through one pipe, so order is kept.
 // On any failure the task's stdio is left untouched. Returns false with errno.
-bool start_task_tee(int log_fd, int streams_fd);
+bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes = kDefaultLogHeadBytes,
+                    std::uint64_t tail_bytes = kDefaultLogTailBytes);
+
+// True when A and B are the same open file description (as after dup or 2>&1).
+// Uses kcmp; without it (or with TRY_KCMP false, for tests) falls back to
+// comparing inode, status flags and offset. Exposed for tests.
+bool same_open_file(int a, int b, bool try_kcmp = true);
+
+// True when writes to A and B form one ordered sequence: the same open file,
+// the same file opened twice for appending, or the same pipe or socket.
+bool one_destination(int a, int b);
 
 }  // namespace gpualert::spank

@@ -1,12 +1,15 @@
 #include "gpualert/spool/spool_dir.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
+#include <ctime>
 
 namespace gpualert::spool {
 namespace {
@@ -76,20 +79,113 @@ std::optional<DirFd> open_spool_root(const std::string& path, std::string& why) 
   return d;
 }
 
-std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, gid_t gid, bool create, std::string& why) {
+namespace {
+
+// The job's owner as recorded when its directory was made ("uid=N\n"); nullopt
+// when there is no record yet (or it is unreadable).
+std::optional<uid_t> recorded_owner(const DirFd& job) {
+  std::string why;
+  const auto text = read_at(job, kOwnerFile, 64, why);
+  if (!text || text->rfind("uid=", 0) != 0) return std::nullopt;
+  try {
+    return static_cast<uid_t>(std::stoul(text->substr(4)));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// Records UID as the owner unless another process of the job did it first
+// (renameat2 RENAME_NOREPLACE: exactly one record ever appears, complete).
+void record_owner(const DirFd& job, uid_t uid) {
+  const std::string tmp = std::string(".") + kOwnerFile + ".tmp." + std::to_string(::getpid());
+  const int fd = ::openat(job.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const std::string text = "uid=" + std::to_string(uid) + "\n";
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || ::renameat2(job.get(), tmp.c_str(), job.get(), kOwnerFile, RENAME_NOREPLACE) != 0)
+    ::unlinkat(job.get(), tmp.c_str(), 0);
+}
+
+// Moves a directory left by an earlier job with the same id out of the way, to
+// <spool>/stale/ (root only), where the admin can look at it.
+bool quarantine(const DirFd& spool, const DirFd& jobs, const std::string& name, std::string& why) {
+  auto stale = open_subdir(spool.get(), "stale", 0700, true, why);
+  if (!stale) return false;
+  const std::string dest = name + "-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid());
+  if (::renameat(jobs.get(), name.c_str(), stale->get(), dest.c_str()) != 0 && errno != ENOENT) {
+    why = err("move jobs/" + name + " to stale/");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, uid_t uid, bool create, std::string& why,
+                                  std::string* note) {
   auto jobs = open_subdir(spool.get(), "jobs", 0755, create, why);
   if (!jobs || !trusted_dir(jobs->get(), why, "jobs")) return std::nullopt;
   const std::string name = std::to_string(jobid);
-  auto job = open_subdir(jobs->get(), name, 0750, create, why);
-  if (!job || !trusted_dir(job->get(), why, "jobs/" + name)) return std::nullopt;
-  if (create) {
-    // Group-readable for the job's group, so the user can read their own logs.
-    if (::fchown(job->get(), 0, gid) != 0 || ::fchmod(job->get(), 0750) != 0) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto job = open_subdir(jobs->get(), name, 0711, create, why);
+    if (!job || !trusted_dir(job->get(), why, "jobs/" + name)) return std::nullopt;
+    // Traversable, not listable or readable by anyone but root: each file in
+    // it is owned by the job's user alone (mode 0600), so no group shares it.
+    if (create && (::fchown(job->get(), 0, 0) != 0 || ::fchmod(job->get(), 0711) != 0)) {
       why = err("chown jobs/" + name);
       return std::nullopt;
     }
+    auto owner = recorded_owner(*job);
+    if (!owner && create) {
+      record_owner(*job, uid);
+      owner = recorded_owner(*job);
+    }
+    if (owner && *owner == uid) return job;
+    const std::string found = owner ? "uid " + std::to_string(*owner) : "no owner record";
+    if (!create) {
+      why = "jobs/" + name + " belongs to another job (" + found + ", this job's user is uid " +
+            std::to_string(uid) + "): ignored";
+      return std::nullopt;
+    }
+    // A reused job id: the directory is another job's. Never mix the two.
+    if (!quarantine(spool, *jobs, name, why)) return std::nullopt;
+    if (note) *note = "jobs/" + name + " held an earlier job's files (" + found + "); moved to stale/";
   }
-  return job;
+  why = "jobs/" + name + " could not be bound to this job";
+  return std::nullopt;
+}
+
+bool has_step_records(const DirFd& job) {
+  const int fd = ::openat(job.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return false;
+  }
+  bool found = false;
+  while (const dirent* e = ::readdir(d))
+    if (std::strncmp(e->d_name, "step-", 5) == 0) {
+      found = true;
+      break;
+    }
+  ::closedir(d);
+  return found;
+}
+
+void admin_log(const DirFd& spool, const std::string& line) {
+  const int fd = ::openat(spool.get(), kAdminLog, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  struct stat st {};
+  // Bounded: a flood of problems must not become a way to fill the spool.
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (16 << 20)) {
+    std::string clean;
+    for (unsigned char c : line) clean += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+    const std::string text = std::to_string(::time(nullptr)) + " " + clean.substr(0, 2000) + "\n";
+    [[maybe_unused]] const auto n = ::write(fd, text.data(), text.size());
+  }
+  ::close(fd);
 }
 
 int create_owned_file(const DirFd& dir, const std::string& name, uid_t uid, gid_t gid, std::string& used,
@@ -118,7 +214,7 @@ bool write_atomic_at(const DirFd& dir, const std::string& name, const std::strin
                      std::string& why) {
   const std::string tmp = "." + name + ".tmp." + std::to_string(::getpid());
   ::unlinkat(dir.get(), tmp.c_str(), 0);
-  const int fd = ::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+  const int fd = ::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     why = err("create " + tmp);
     return false;

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
+#include "gpualert/report/run_evidence.hpp"
 #include "node_events.hpp"
 
 using namespace gpualert::epilog;
@@ -98,4 +100,28 @@ TEST(NodeEvents, PublishWritesWhatThisNodeCouldRead) {
   const NodeEvents back = node_events_from_json_text(ss.str());
   EXPECT_EQ(back.node, "self");
   EXPECT_FALSE(note.empty());
+}
+
+// Syslog files are not the kernel's word: any user can get a "kernel: NVRM: Xid" line
+// into /var/log/kern.log or /var/log/messages, so neither is read unasked.
+TEST(NodeEvents, SyslogFilesAreNotReadUnasked) {
+  const std::vector<std::string> files = {"/var/log/kern.log", "/var/log/messages"};
+  for (const auto& f : files)
+    if (std::filesystem::exists(f)) GTEST_SKIP() << f << " exists and is left alone";
+  if (::access("/var/log", W_OK) != 0) GTEST_SKIP() << "/var/log is not writable";
+  struct Remove {
+    const std::vector<std::string>& f;
+    ~Remove() {
+      for (const auto& p : f) std::filesystem::remove(p);
+    }
+  } remove{files};
+  const auto now = Clock::now();
+  const std::time_t t = Clock::to_time_t(now);
+  char iso[40];
+  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S+00:00", std::gmtime(&t));
+  const std::string marker = "pid=" + std::to_string(::getpid()) + "0,";
+  for (const auto& f : files)
+    std::ofstream(f) << iso << " n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, " << marker << " GPU has fallen off the bus.\n";
+  const auto k = gpualert::report::read_node_kernel_log(now - std::chrono::minutes(1), now + std::chrono::minutes(1));
+  for (const auto& e : k.events) EXPECT_EQ(e.text.find(marker), std::string::npos) << e.source << ": " << e.text;
 }

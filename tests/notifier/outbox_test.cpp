@@ -1,6 +1,7 @@
 // The outbox keeps every stored message until it is sent, across crashes.
 #include "gpualert/notifier/outbox.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -220,6 +221,41 @@ TEST(Outbox, FullDiskThrowsAndLeavesNoPartialMessage) {
   // And the outbox works again once there is room.
   EXPECT_NO_THROW(box.store(msg));
   EXPECT_EQ(box.pending().size(), 1u);
+}
+
+// A real full file system (a 2 MiB tmpfs, so root only): the reserve set aside
+// earlier is what lets the message in.
+TEST(Outbox, AFullDiskStillTakesAMessageFromTheReserve) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  TempDir t;
+  const fs::path mnt = t / "small";
+  fs::create_directories(mnt);
+  if (::system(("mount -t tmpfs -o size=2m tmpfs " + mnt.string() + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  {
+    Outbox box(mnt / "outbox");
+    box.keep_reserve(512 * 1024);
+    EXPECT_TRUE(fs::exists(mnt / "outbox" / "reserve"));
+    // Someone else's output fills every remaining byte.
+    const int fd = ::open((mnt / "flood").c_str(), O_WRONLY | O_CREAT, 0600);
+    std::string chunk(4096, 'x');
+    while (::write(fd, chunk.data(), chunk.size()) > 0) {
+    }
+    ::close(fd);
+    Message msg = simple_message("after the flood");
+    msg.body_text = std::string(300 * 1024, 'b');  // fits the reserve once, not twice
+    EXPECT_NO_THROW(box.store(msg));
+    EXPECT_EQ(box.pending().size(), 1u);
+    EXPECT_FALSE(fs::exists(mnt / "outbox" / "reserve")) << "the reserve was not what made room";
+    // Without a reserve left, the next message is refused with the disk's own error, not lost silently.
+    try {
+      box.store(msg);
+      ADD_FAILURE() << "stored with no room at all";
+    } catch (const std::system_error& e) {
+      EXPECT_EQ(e.code().value(), ENOSPC) << e.what();
+    }
+  }
+  EXPECT_EQ(::system(("umount " + mnt.string()).c_str()), 0);
 }
 
 }  // namespace

@@ -55,7 +55,9 @@ if ! id "$GA_TEST_USER" >/dev/null 2>&1; then
     useradd -m -s /bin/bash -U -u 1001 "$GA_TEST_USER"
   fi
 fi
-lap "test user $GA_TEST_USER uid=$(id -u "$GA_TEST_USER")"
+# A second user, for the tests that one user cannot touch another's logs, mail or verdict.
+for u in ${GA_OTHER_USERS-bob}; do id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash -U "$u"; done
+lap "test user $GA_TEST_USER uid=$(id -u "$GA_TEST_USER"), others: ${GA_OTHER_USERS-bob}"
 
 # ---------------------------------------------------------------- munge
 if [ ! -s /etc/munge/munge.key ]; then
@@ -133,7 +135,7 @@ sacctmgr -n -P list account format=account | grep -qx "$GA_ACCOUNT" \
   || die "sacctmgr add account failed"
 have=$(sacctmgr -n -P list assoc cluster="$GA_CLUSTER" account="$GA_ACCOUNT" format=user)
 add=""
-for u in root "$GA_TEST_USER"; do grep -qx "$u" <<<"$have" || add="$add${add:+,}$u"; done
+for u in root "$GA_TEST_USER" ${GA_OTHER_USERS-bob}; do grep -qx "$u" <<<"$have" || add="$add${add:+,}$u"; done
 if [ -n "$add" ]; then
   sacctmgr -i add user "$add" Account="$GA_ACCOUNT" Cluster="$GA_CLUSTER" >/dev/null || die "sacctmgr add user $add failed"
 fi

@@ -41,10 +41,24 @@ def sh(cmd, check=True, timeout=300, env=None):
     return p
 
 
-def as_user(cmd, timeout=300, check=False):
-    """Runs a shell command as alice in her work directory; returns the CompletedProcess."""
-    full = ["runuser", "-u", USER, "--", "bash", "-lc", "cd %s && %s" % (state["work"], cmd)]
+def as_user(cmd, timeout=300, check=False, user=USER):
+    """Runs a shell command as USER (alice) in that user's work directory; returns the CompletedProcess."""
+    work = state["work"] if user == USER else os.path.join(state["tmp"], "work-" + user)
+    if not os.path.isdir(work):
+        os.makedirs(work)
+        pw = pwd.getpwnam(user)
+        os.chown(work, pw.pw_uid, pw.pw_gid)
+    full = ["runuser", "-u", user, "--", "bash", "-lc", "cd %s && %s" % (work, cmd)]
     return sh(full, check=check, timeout=timeout)
+
+
+def job_script(name, text):
+    """An executable batch script in alice's work directory; returns its path."""
+    path = os.path.join(state["work"], name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
 
 
 def sacct(job):
@@ -238,11 +252,8 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertEqual(msgs[0]["X-Gpualert-Class"], "timeout")
 
     def test_10_batch_three_steps_second_fails(self):
-        script = os.path.join(state["work"], "three.sh")
-        with open(script, "w") as f:
-            f.write("#!/bin/bash\n#SBATCH --gpualert=alice@example.org\nsrun echo first\n"
-                    "srun %s -c 'import sys; print(\"second\"); sys.exit(5)'\nsrun echo third\n" % PYTHON)
-        os.chmod(script, 0o755)
+        script = job_script("three.sh", "#!/bin/bash\n#SBATCH --gpualert=alice@example.org\nsrun echo first\n"
+                            "srun %s -c 'import sys; print(\"second\"); sys.exit(5)'\nsrun echo third\n" % PYTHON)
         jid = job_id(as_user("sbatch --parsable %s" % script, check=True).stdout.decode())
         acct = sacct(jid)
         self.assertIsNotNone(acct)
@@ -339,11 +350,8 @@ class PluginOnRealSlurm(unittest.TestCase):
         up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
         if up.returncode != 0:
             self.fail("two-node bring-up failed: %s" % up.stderr.decode()[-2000:])
-        script = os.path.join(state["work"], "two.sh")
-        with open(script, "w") as f:
-            f.write("#!/bin/bash\nsrun -N2 -n2 bash -c 'echo rank $SLURM_PROCID on $(hostname); "
-                    "[ $SLURM_PROCID = 1 ] && exit 7; exit 0'\n")
-        os.chmod(script, 0o755)
+        script = job_script("two.sh", "#!/bin/bash\nsrun -N2 -n2 bash -c 'echo rank $SLURM_PROCID on $(hostname); "
+                            "[ $SLURM_PROCID = 1 ] && exit 7; exit 0'\n")
         jid = job_id(as_user("sbatch --parsable -N2 --gpualert=alice@example.org %s" % script,
                              check=True).stdout.decode())
         acct = sacct(jid)

@@ -24,6 +24,9 @@ struct Settings {
   // Where things live.
   std::filesystem::path state_dir;  // default: $XDG_STATE_HOME/gpualert or ~/.local/state/gpualert
   std::filesystem::path outbox;     // default: <state_dir>/outbox
+  // Space the outbox keeps set aside (a preallocated file it gives up when the
+  // disk is full), so a spool that others filled still takes this message. 0: none.
+  std::uint64_t outbox_reserve = 0;
   std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
   bool kernel_events = true;  // read the node's journal / kernel log for Xid, ECC and OOM-killer records
   // Silence before an ended run that makes it a hang (at least 20 late steps long too).

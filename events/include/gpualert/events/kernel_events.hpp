@@ -4,6 +4,8 @@
 // notices and OOM-killer records. Read from the systemd journal (sd-journal) when
 // available, the kernel ring buffer (/dev/kmsg), and kernel-log text (a kern.log,
 // saved `dmesg` output). One call: read_kernel_events(from, to, sources).
+// A text file cannot prove a line came from the kernel (any user can put a
+// "kernel: NVRM: Xid" line into syslog): only pass files the reader chose to trust.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -31,11 +33,11 @@ struct Event {
 };
 
 struct EventSources {
-  bool journal = true;                         // the systemd journal (kernel transport and NVRM/oom lines)
+  bool journal = true;                         // the systemd journal, its _TRANSPORT=kernel records only
   std::filesystem::path journal_dir;           // empty: the local system journal; else sd_journal_open_directory
   bool kmsg = true;                            // the kernel ring buffer (needs root where dmesg_restrict=1)
   std::filesystem::path kmsg_path = "/dev/kmsg";
-  std::vector<std::filesystem::path> files;    // kernel-log text files (kern.log, syslog, saved dmesg -T/--time-format iso)
+  std::vector<std::filesystem::path> files;    // kernel-log text the caller trusts (saved dmesg -T/--time-format iso, kern.log)
   std::size_t max_events = 5000;               // bound on what is returned (the earliest are kept)
 };
 

@@ -38,6 +38,10 @@ class Outbox {
   // still running in another process. Returns how many files were removed.
   std::size_t clean_garbage(std::chrono::seconds min_age = std::chrono::hours(1));
 
+  // Keeps BYTES preallocated in DIR/reserve (created when missing and there is
+  // room). store() on a full disk frees it and tries once more.
+  void keep_reserve(std::uint64_t bytes);
+
   const std::filesystem::path& dir() const { return dir_; }
 
  private:

@@ -12,13 +12,13 @@
 
 namespace gpualert::report {
 
-// This node's kernel log for [FROM - slack, TO + slack]: the journal (when this build
-// has sd-journal) and the usual kernel-log files, as classifier events.
 struct NodeKernelLog {
   bool read_any = false;
   std::vector<std::string> errors;
   std::vector<classify::KernelEvent> events;
 };
+// This node's kernel log for [FROM - slack, TO + slack], from the kernel itself only:
+// the journal's kernel transport (when this build has sd-journal) and /dev/kmsg.
 NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to);
 
 // The same into STATUS.events, saying what could not be read in PROBLEMS only when

@@ -1,0 +1,74 @@
+#include "controller_view.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include "gpualert/common/run_program.hpp"
+#include "gpualert/config/addresses.hpp"
+
+namespace gpualert::epilog {
+namespace {
+
+bool digits(const std::string& s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+struct Found {
+  std::size_t key = 0;  // where " KEY=" starts
+  std::size_t end = 0;  // just past the value
+  std::string value;    // up to the next space or newline
+};
+
+// " KEY=value" when the text holds " KEY=" exactly once.
+std::optional<Found> sole(const std::string& text, const std::string& key) {
+  const std::string needle = " " + key + "=";
+  const auto at = text.find(needle);
+  if (at == std::string::npos || text.find(needle, at + 1) != std::string::npos) return std::nullopt;
+  const auto from = at + needle.size();
+  const auto end = std::min(text.find_first_of(" \n", from), text.size());
+  return Found{at, end, text.substr(from, end - from)};
+}
+
+// Slurm prints "Requeue=%u Restarts=%u BatchFlag=%u".
+std::optional<int> restarts(const std::string& text) {
+  const auto f = sole(text, "Restarts");
+  if (!f || !digits(f->value) || text.compare(f->end, 11, " BatchFlag=") != 0) return std::nullopt;
+  const auto rq = text.rfind(" Requeue=", f->key);
+  if (rq == std::string::npos || !digits(text.substr(rq + 9, f->key - rq - 9))) return std::nullopt;
+  return std::atoi(f->value.c_str());
+}
+
+// Slurm prints "MailUser=%s MailType=%s" (only when mail was asked for). The address is
+// the owner's to choose anyway (--mail-user); it must still be a plain address list.
+std::vector<std::string> mail_user(const std::string& text) {
+  const auto f = sole(text, "MailUser");
+  std::vector<std::string> out;
+  std::string why;
+  if (!f || f->value == "(null)" || text.compare(f->end, 10, " MailType=") != 0 ||
+      !config::parse_address_list(f->value, out, why))
+    out.clear();
+  return out;
+}
+
+}  // namespace
+
+ControllerView parse_controller_view(const std::string& scontrol_output) {
+  ControllerView v;
+  if (scontrol_output.rfind("JobId=", 0) != 0) return v;
+  v.restarts = restarts(scontrol_output);
+  v.mail_user = mail_user(scontrol_output);
+  return v;
+}
+
+ControllerView controller_view(std::uint32_t job) {
+  const std::string id = std::to_string(job);
+  const auto r = run_program({"scontrol", "-o", "show", "job", id}, std::chrono::seconds(10));
+  if (!r || !WIFEXITED(r->wait_status) || WEXITSTATUS(r->wait_status) != 0) return {};
+  if (r->out.rfind("JobId=" + id + " ", 0) != 0) return {};  // another job's record, or none
+  return parse_controller_view(r->out);
+}
+
+}  // namespace gpualert::epilog

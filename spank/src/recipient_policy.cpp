@@ -1,0 +1,45 @@
+#include "recipient_policy.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpualert::spank {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool allowed(const std::string& addr, const RecipientPolicy& policy, const std::string& own_user) {
+  const bool bare = addr.find('@') == std::string::npos;
+  if (bare && addr != own_user) return false;  // root, or another user's local mailbox
+  if (policy.allow.empty()) return true;
+  const std::string a = lower(addr);
+  return std::any_of(policy.allow.begin(), policy.allow.end(),
+                     [&](const std::string& p) { return ::fnmatch(lower(p).c_str(), a.c_str(), 0) == 0; });
+}
+
+}  // namespace
+
+std::optional<std::string> refuse_recipients(const std::vector<std::string>& to, const RecipientPolicy& policy,
+                                             const std::string& own_user) {
+  if (to.size() > policy.max)
+    return "--gpualert: " + std::to_string(to.size()) + " recipients; this site allows at most " +
+           std::to_string(policy.max);
+  for (const auto& a : to)
+    if (!allowed(a, policy, own_user)) {
+      std::string rule = a.find('@') == std::string::npos ? "a local name other than your own user"
+                                                          : "an address outside this site's allowed patterns (";
+      if (a.find('@') != std::string::npos) {
+        for (std::size_t i = 0; i < policy.allow.size(); ++i) rule += (i ? ", " : "") + policy.allow[i];
+        rule += ")";
+      }
+      return "--gpualert: '" + a + "' is " + rule + "; the message was refused";
+    }
+  return std::nullopt;
+}
+
+}  // namespace gpualert::spank

@@ -1,0 +1,181 @@
+"""The Slurm side is invisible to the job and safe for every user (issue 10).
+
+On the same real cluster as test_plugin_e2e (its fixture is reused): the flag
+given only on srun lines inside a script or an allocation, a job's output seen
+exactly as without the plugin (one file for both streams, a terminal), and one
+user unable to reach another's logs or mail: a reused job id, file modes,
+recipients, forged job names, a flood of output and a sparse log.
+"""
+import os
+import pwd
+import shutil
+import stat
+import unittest
+
+from test_plugin_e2e import (PYTHON, SPOOL, USER, as_user, job_id, job_script, messages_for, sacct, setUpModule, sh,
+                             state, tearDownModule)
+
+OTHER = "bob"
+__all__ = ["setUpModule", "tearDownModule"]
+
+
+def as_other(cmd, timeout=300, check=False):
+    return as_user(cmd, timeout=timeout, check=check, user=OTHER)
+
+
+def body(m):
+    return m.get_body(("plain",)).get_content().replace("\r\n", "\n")
+
+
+def attachment(m, name):
+    for p in m.walk():
+        if p.get_filename() == name:
+            return p.get_payload(decode=True).decode(errors="replace")
+    return ""
+
+
+def job_dir(jid):
+    return os.path.join(SPOOL, "jobs", str(jid))
+
+
+class FlagWhereUsersPutIt(unittest.TestCase):
+    def test_srun_flag_inside_a_batch_script(self):
+        script = job_script("inner.sh", "#!/bin/bash\n"
+                            "srun --gpualert=alice@example.org %s -c 'import sys; print(\"inner step\"); sys.exit(3)'\n"
+                            "srun --gpualert=alice@example.org,ally@example.org true\n" % PYTHON)
+        jid = job_id(as_user("sbatch --parsable %s" % script, check=True).stdout.decode())
+        sacct(jid)
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1, "srun --gpualert in a script: exactly one message for the job")
+        to = [a.strip() for a in str(msgs[0]["To"]).split(",")]
+        self.assertEqual(sorted(to), ["alice@example.org", "ally@example.org"], "each asking step's recipients, once")
+        self.assertIn("exit 3", body(msgs[0]))
+
+    def test_srun_flag_inside_salloc(self):
+        p = as_user("salloc -N1 bash -c 'for i in 1 2 3; do srun --gpualert=alice@example.org echo step $i; done'",
+                    check=True, timeout=120)
+        jid = job_id(p.stderr.decode().replace("allocation", " "))
+        sacct(jid)
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1, "three asking steps in one allocation: one message")
+
+    def test_a_job_that_did_not_ask_gets_nothing(self):
+        jid = job_id(as_user("sbatch --parsable --wrap 'srun true; exit 4'", check=True).stdout.decode())
+        sacct(jid)
+        self.assertEqual(messages_for(jid, want=0, wait=20), [])
+
+
+class InvisibleToTheJob(unittest.TestCase):
+    def run_pair(self, args, wrap, out_file):
+        seen = []
+        for flag in ("", "--gpualert=alice@example.org"):
+            path = os.path.join(state["work"], out_file)
+            if os.path.exists(path):
+                os.unlink(path)
+            jid = job_id(as_user("sbatch --parsable %s %s --wrap '%s'" % (flag, args, wrap), check=True).stdout.decode())
+            sacct(jid)
+            with open(path, "rb") as fh:
+                seen.append(fh.read())
+        return seen
+
+    def test_one_output_file_for_both_streams_keeps_the_order(self):
+        wrap = "for i in $(seq 1 300); do echo out $i; echo err $i >&2; done"
+        without, with_plugin = self.run_pair("-o both.txt", wrap, "both.txt")
+        expected = "".join("out %d\nerr %d\n" % (i, i) for i in range(1, 301)).encode()
+        self.assertEqual(without, expected)
+        moved = sum(1 for a, b in zip(without.splitlines(), with_plugin.splitlines()) if a != b)
+        self.assertEqual(moved, 0, "%d of 600 lines reordered by the plugin" % moved)
+        self.assertEqual(with_plugin, expected)
+
+    def test_a_terminal_stays_a_terminal(self):
+        cmd = ("srun --pty --gpualert=alice@example.org bash -c "
+               "'test -t 0 && echo IN-TTY; test -t 1 && echo OUT-TTY; test -t 2 && echo ERR-TTY'")
+        p = as_user("script -qec \"%s\" /dev/null" % cmd, timeout=120)
+        out = p.stdout.decode(errors="replace")
+        for want in ("IN-TTY", "OUT-TTY", "ERR-TTY"):
+            self.assertIn(want, out, "the task's %s is no longer a terminal with --gpualert" % want)
+
+
+class NoUserTouchesAnother(unittest.TestCase):
+    def test_a_reused_job_id_never_mixes_users(self):
+        jb = job_id(as_other("sbatch --parsable --gpualert=bob@example.org --wrap 'echo BOB-PRIVATE-LINE; exit 2'",
+                             check=True).stdout.decode())
+        sacct(jb)
+        self.assertEqual(len(messages_for(jb)), 1)
+        # Alice's next job is held while bob's directory is put where hers will be,
+        # with bob's "notified" marker, as a job id reused after a state reset leaves it.
+        ja = job_id(as_user("sbatch --parsable --hold --gpualert=alice@example.org --wrap 'echo alice here; exit 1'",
+                            check=True).stdout.decode())
+        shutil.rmtree(job_dir(ja), ignore_errors=True)
+        os.rename(job_dir(jb), job_dir(ja))
+        sh(["scontrol", "release", str(ja)])
+        sacct(ja)
+        msgs = messages_for(ja)
+        self.assertEqual(len(msgs), 1, "a stale directory silenced the new job's mail")
+        text = body(msgs[0]) + attachment(msgs[0], "output.log")
+        self.assertNotIn("BOB-PRIVATE-LINE", text, "another user's line in alice's mail")
+        self.assertIn("alice here", text)
+        with open(os.path.join(SPOOL, "admin.log")) as f:
+            self.assertIn("jobs/%d held an earlier job's files" % ja, f.read())
+
+    def test_a_jobs_files_are_its_users_and_roots_only(self):
+        jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'echo ALICE-SECRET; exit 1'",
+                             check=True).stdout.decode())
+        sacct(jid)
+        self.assertEqual(len(messages_for(jid)), 1)
+        d = job_dir(jid)
+        st = os.stat(d)
+        self.assertEqual((st.st_uid, stat.S_IMODE(st.st_mode)), (0, 0o711))
+        alice = pwd.getpwnam(USER).pw_uid
+        for name in os.listdir(d):
+            fst = os.lstat(os.path.join(d, name))
+            self.assertTrue(stat.S_ISREG(fst.st_mode), name)
+            self.assertEqual(stat.S_IMODE(fst.st_mode) & 0o077, 0, "%s is readable beyond its owner" % name)
+            self.assertIn(fst.st_uid, (0, alice), name)
+        for name in ("verdict.json", "combined.log"):
+            self.assertEqual(as_user("cat %s/%s" % (d, name)).returncode, 0, "alice cannot read her " + name)
+            self.assertNotEqual(as_other("cat %s/%s" % (d, name)).returncode, 0, "bob can read alice's " + name)
+        self.assertNotEqual(as_other("ls %s" % d).returncode, 0, "bob can list alice's job directory")
+
+    def test_recipients_are_held_to_the_site_rule_at_submit(self):
+        before = sh("squeue -h -t all | wc -l").stdout
+        many = ",".join("x%d@example.org" % i for i in range(60))
+        for bad in ("root", "bob", many):
+            p = as_user("sbatch --parsable '--gpualert=%s' --wrap true" % bad)
+            self.assertNotEqual(p.returncode, 0, "sbatch accepted --gpualert=%s" % bad[:40])
+            self.assertIn(b"--gpualert", p.stderr)
+            p = as_user("srun '--gpualert=%s' true" % bad)
+            self.assertNotEqual(p.returncode, 0, "srun accepted --gpualert=%s" % bad[:40])
+        self.assertEqual(sh("squeue -h -t all | wc -l").stdout, before, "a refused job was queued")
+        self.assertEqual(as_user("srun --gpualert=%s true" % USER).returncode, 0, "the user's own name is refused")
+
+    def test_a_forged_job_name_changes_nothing(self):
+        for name in ("x Restarts=9", "a|COMPLETED|0:0|0:0|00:00:01|UNLIMITED|vm|debug|root|2026|2026|/"):
+            jid = job_id(as_user("sbatch --parsable -J '%s' --gpualert=alice@example.org --wrap 'echo hi; exit 3'" % name,
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid), ("FAILED", "3:0"))
+            msgs = messages_for(jid)
+            self.assertEqual(len(msgs), 1, "job named %r: no message" % name)
+            self.assertIn("FAILED", msgs[0]["Subject"], name)
+            self.assertNotIn("user: root", body(msgs[0]), name)
+
+    def test_a_flood_costs_only_its_own_job(self):
+        # 60 MB of output, then the line that matters; then the task makes its own
+        # log a 3 GiB sparse file (found through the tee's open descriptor).
+        wrap = ("yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789 | head -c 60M; "
+                "echo; echo RuntimeError: the final error line; "
+                "for l in /proc/[0-9]*/fd/*; do t=$(readlink $l); case $t in */jobs/$SLURM_JOB_ID/*.log) "
+                "truncate -s 3G $t;; esac; done 2>/dev/null; exit 1")
+        jid = job_id(as_user("sbatch --parsable -o /dev/null --gpualert=alice@example.org --wrap '%s'" % wrap,
+                             check=True).stdout.decode())
+        sacct(jid)
+        msgs = messages_for(jid, wait=120)
+        self.assertEqual(len(msgs), 1)
+        used = sum(os.stat(os.path.join(job_dir(jid), n)).st_blocks * 512 for n in os.listdir(job_dir(jid)))
+        self.assertLess(used, 48 << 20, "the job's spool directory holds %d bytes" % used)
+        self.assertIn("the final error line", body(msgs[0]) + attachment(msgs[0], "output.log"))
+        print("\n  job %d: 60 MB printed, spool holds %.1f MB for it" % (jid, used / 1e6), flush=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
