@@ -25,6 +25,7 @@
 #include "gpualert/report/run_evidence.hpp"
 #include "gpualert/spool/spool_dir.hpp"
 #include "gpualert/spool/spool_expiry.hpp"
+#include "as_job_user.hpp"
 #include "controller_view.hpp"
 #include "job_env.hpp"
 #include "job_facts.hpp"
@@ -246,8 +247,15 @@ int main(int argc, char** argv) {
       }
     }
     const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
-    const classify::Verdict v =
-        logs.combined.empty() ? classifier.classify_text("", status) : classifier.classify_file(logs.combined, status);
+    // The user's log is read as the user; without it (or if that fails) the
+    // verdict rests on what root knows: accounting and the kernel's records.
+    std::optional<classify::Verdict> read_as_user;
+    if (!logs.combined.empty()) {
+      read_as_user = classify_as_user(env->uid, env->gid, [&] { return classifier.classify_file(logs.combined, status); },
+                                      std::chrono::seconds(max_wait), why);
+      if (!read_as_user) note("the log could not be classified as uid " + std::to_string(env->uid) + ": " + why);
+    }
+    const classify::Verdict v = read_as_user ? *read_as_user : classifier.classify_text("", status);
     if (dir) spool::write_atomic_at(*dir, "verdict.json", classify::to_json(v).dump(2) + "\n", env->uid, env->gid, why);
 
     report::MessageInputs mi;

@@ -6,6 +6,7 @@ exactly as without the plugin (one file for both streams, a terminal), and one
 user unable to reach another's logs or mail: a reused job id, file modes,
 recipients, forged job names, a flood of output and a sparse log.
 """
+import collections
 import os
 import pwd
 import shutil
@@ -16,11 +17,21 @@ from test_plugin_e2e import (PYTHON, SPOOL, USER, as_user, job_id, job_script, m
                              state, tearDownModule)
 
 OTHER = "bob"
+# Runs of each ending with and without the plugin (the closing note's figures used 30).
+RUNS = int(os.environ.get("GPUALERT_TRANSPARENCY_RUNS", "3"))
 __all__ = ["setUpModule", "tearDownModule"]
 
 
 def as_other(cmd, timeout=300, check=False):
     return as_user(cmd, timeout=timeout, check=check, user=OTHER)
+
+
+def final_record(jid):
+    """(State, ExitCode, DerivedExitCode) from accounting once the job has ended."""
+    sacct(jid)
+    out = sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "State,ExitCode,DerivedExitCode"]).stdout.decode()
+    state_, code, derived = out.strip().splitlines()[0].split("|")
+    return state_.split(" ")[0], code, derived
 
 
 def body(m):
@@ -86,6 +97,46 @@ class InvisibleToTheJob(unittest.TestCase):
         moved = sum(1 for a, b in zip(without.splitlines(), with_plugin.splitlines()) if a != b)
         self.assertEqual(moved, 0, "%d of 600 lines reordered by the plugin" % moved)
         self.assertEqual(with_plugin, expected)
+
+    def test_slurm_records_the_same_ending_with_and_without_the_plugin(self):
+        endings = {
+            "exit 0": "srun true",
+            "exit 3": "srun bash -c \"exit 3\"",
+            "srun task killed by SIGKILL": "srun bash -c \"kill -9 \\$\\$\"",
+            "batch script killed by SIGKILL": "kill -9 $$",
+        }
+        differ = collections.Counter()
+        for ending, wrap in endings.items():
+            seen = {"": collections.Counter(), "--gpualert=alice@example.org": collections.Counter()}
+            for _ in range(RUNS):
+                for flag in seen:
+                    jid = job_id(as_user("sbatch --parsable -o /dev/null %s --wrap '%s'" % (flag, wrap),
+                                         check=True).stdout.decode())
+                    seen[flag][final_record(jid)] += 1
+            without, with_plugin = seen.values()
+            print("\n  %s: %d runs each; without %s; with %s" % (ending, RUNS, dict(without), dict(with_plugin)),
+                  flush=True)
+            if without != with_plugin:
+                differ[ending] += 1
+        self.assertEqual(dict(differ), {}, "Slurm's record of these endings changes with --gpualert")
+
+    def test_the_plugin_never_writes_into_the_jobs_output(self):
+        # The plugin cannot capture this job (its spool directory is blocked by a
+        # file); what it has to say goes to the admin, not into out.txt.
+        jid = job_id(as_user("sbatch --parsable --hold -o out.txt --gpualert=alice@example.org --wrap 'srun echo hello'",
+                             check=True).stdout.decode())
+        os.makedirs(os.path.join(SPOOL, "jobs"), exist_ok=True)
+        with open(job_dir(jid), "w") as f:
+            f.write("in the way\n")
+        try:
+            sh(["scontrol", "release", str(jid)])
+            sacct(jid)
+        finally:
+            os.unlink(job_dir(jid))
+        with open(os.path.join(state["work"], "out.txt")) as f:
+            self.assertEqual(f.read(), "hello\n")
+        with open(os.path.join(SPOOL, "admin.log")) as f:
+            self.assertIn("job directory for %d unusable" % jid, f.read())
 
     def test_a_terminal_stays_a_terminal(self):
         cmd = ("srun --pty --gpualert=alice@example.org bash -c "
