@@ -11,6 +11,7 @@ import os
 import pwd
 import shutil
 import stat
+import time
 import unittest
 
 from test_plugin_e2e import (PYTHON, SPOOL, USER, as_user, job_id, job_script, messages_for, sacct, setUpModule, sh,
@@ -32,6 +33,14 @@ def final_record(jid):
     out = sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "State,ExitCode,DerivedExitCode"]).stdout.decode()
     state_, code, derived = out.strip().splitlines()[0].split("|")
     return state_.split(" ")[0], code, derived
+
+
+def state_and_exit(records):
+    """How many runs ended with each (State, ExitCode), DerivedExitCode left out."""
+    out = collections.Counter()
+    for (state_, code, _), n in records.items():
+        out[(state_, code)] += n
+    return out
 
 
 def body(m):
@@ -70,6 +79,22 @@ class FlagWhereUsersPutIt(unittest.TestCase):
         msgs = messages_for(jid)
         self.assertEqual(len(msgs), 1, "three asking steps in one allocation: one message")
 
+    def test_each_array_task_is_a_job_with_its_own_message(self):
+        array = job_id(as_user("sbatch --parsable --array=1-2 --gpualert=alice@example.org "
+                               "--wrap 'echo task $SLURM_ARRAY_TASK_ID; exit 3'", check=True).stdout.decode())
+        raw = []
+        for _ in range(120):
+            out = sh(["sacct", "-j", str(array), "-X", "-n", "-P", "-o", "JobIDRaw,State"]).stdout.decode().split()
+            if len(out) == 2 and all(l.split("|")[1] == "FAILED" for l in out):
+                raw = [int(l.split("|")[0]) for l in out]
+                break
+            time.sleep(1)
+        self.assertEqual(len(raw), 2, "the array's two tasks never failed")
+        for jid in raw:
+            msgs = messages_for(jid)
+            self.assertEqual(len(msgs), 1, "array task %d: %d messages" % (jid, len(msgs)))
+            self.assertIn("FAILED", msgs[0]["Subject"])
+
     def test_a_job_that_did_not_ask_gets_nothing(self):
         jid = job_id(as_user("sbatch --parsable --wrap 'srun true; exit 4'", check=True).stdout.decode())
         sacct(jid)
@@ -99,13 +124,16 @@ class InvisibleToTheJob(unittest.TestCase):
         self.assertEqual(with_plugin, expected)
 
     def test_slurm_records_the_same_ending_with_and_without_the_plugin(self):
+        # State and ExitCode must match run for run. DerivedExitCode has a race of
+        # Slurm's own: now and then a job whose step failed records 0:0 (seen without
+        # the plugin too: 1 of 30 "exit 3" runs); the plugin must never give a third value.
         endings = {
             "exit 0": "srun true",
             "exit 3": "srun bash -c \"exit 3\"",
             "srun task killed by SIGKILL": "srun bash -c \"kill -9 \\$\\$\"",
             "batch script killed by SIGKILL": "kill -9 $$",
         }
-        differ = collections.Counter()
+        problems = []
         for ending, wrap in endings.items():
             seen = {"": collections.Counter(), "--gpualert=alice@example.org": collections.Counter()}
             for _ in range(RUNS):
@@ -116,9 +144,13 @@ class InvisibleToTheJob(unittest.TestCase):
             without, with_plugin = seen.values()
             print("\n  %s: %d runs each; without %s; with %s" % (ending, RUNS, dict(without), dict(with_plugin)),
                   flush=True)
-            if without != with_plugin:
-                differ[ending] += 1
-        self.assertEqual(dict(differ), {}, "Slurm's record of these endings changes with --gpualert")
+            if state_and_exit(without) != state_and_exit(with_plugin):
+                problems.append("%s: state/exit code %s without, %s with" % (ending, dict(without), dict(with_plugin)))
+            usual = without.most_common(1)[0][0][2]
+            odd = {k[2] for k in with_plugin} - {usual, "0:0"}
+            if odd:
+                problems.append("%s: DerivedExitCode %s with the plugin, %s without" % (ending, odd, usual))
+        self.assertEqual(problems, [], "Slurm's record of these endings changes with --gpualert")
 
     def test_the_plugin_never_writes_into_the_jobs_output(self):
         # The plugin cannot capture this job (its spool directory is blocked by a
