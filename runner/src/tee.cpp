@@ -52,27 +52,4 @@ bool pump(TeeSource& s, LogWriter& log, std::string& buf, const std::function<vo
   return true;
 }
 
-void tee_until_eof(TeeSource* src, int count, LogWriter& log) {
-  std::string buf(256 * 1024, '\0');
-  std::vector<std::string> notes;
-  for (;;) {
-    pollfd fds[4];
-    int map[4];
-    nfds_t n = 0;
-    for (int i = 0; i < count && n < 4; ++i)
-      if (src[i].open) {
-        map[n] = i;
-        fds[n++] = {src[i].fd, POLLIN, 0};
-      }
-    if (n == 0) break;
-    if (::poll(fds, n, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (nfds_t k = 0; k < n; ++k)
-      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) pump(src[map[k]], log, buf, {}, notes);
-  }
-  for (const auto& note : notes) log.append(StreamTag::Gpualert, "gpualert: " + note + "\n");
-}
-
 }  // namespace gpualert::runner

@@ -24,9 +24,6 @@ struct TeeSource {
 bool pump(TeeSource& s, LogWriter& log, std::string& buf, const std::function<void()>& on_signal,
           std::vector<std::string>& notes);
 
-// Copies until every source is at EOF (the plugin's tee process).
-void tee_until_eof(TeeSource* src, int count, LogWriter& log);
-
 // Writes all of DATA to FD; false on an error other than EINTR/EAGAIN.
 bool write_out(int fd, std::string_view data, const std::function<void()>& on_signal);
 
