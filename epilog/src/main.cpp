@@ -20,6 +20,7 @@
 #include "gpualert/config/addresses.hpp"
 #include "gpualert/config/defaults.hpp"
 #include "gpualert/config/loader.hpp"
+#include "gpualert/config/recipient_policy.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
@@ -100,13 +101,16 @@ int main(int argc, char** argv) {
   // slurmd gives epilogs no PATH; the tools below are found in the usual places.
   ::setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 0);
   CLI::App app{"gpualert-epilog: diagnose a finished Slurm job and notify its owner"};
-  std::string spool_path = "/var/spool/gpualert", conf, to;
+  std::string spool_path = "/var/spool/gpualert", conf, to, allow_to;
+  config::RecipientPolicy rule;
   std::optional<std::uint32_t> job;
   int max_wait = 120, node_wait = 20, keep_days = 14;
   bool any_node = false;
   app.add_option("--spool", spool_path, "the plugin's spool");
   app.add_option("--conf", conf, "site configuration file");
   app.add_option("--to", to, "recipients given with --gpualert=...");
+  app.add_option("--allow-to", allow_to, "the site's recipient patterns (plugstack allow_to=)");
+  app.add_option("--max-to", rule.max, "the site's recipient limit (plugstack max_to=)");
   app.add_option("--job", job, "job id (default: $SLURM_JOB_ID)");
   app.add_option("--max-wait", max_wait, "seconds to wait for a final state in accounting");
   app.add_option("--node-wait", node_wait, "seconds to wait for other nodes' step records");
@@ -185,7 +189,14 @@ int main(int argc, char** argv) {
     // srun --gpualert=... inside the script: the steps that asked name theirs (the
     // plugin held them to the site's recipient rule when the step started).
     for (const auto& step : logs.steps) add_unique(recipients, step.to);
-    if (recipients.empty()) recipients = ctl.mail_user;
+    if (recipients.empty() && !ctl.mail_user.empty()) {
+      // --mail-user is the user's word too: held to the same rule as --gpualert=.
+      rule.allow = config::split_patterns(allow_to);
+      if (const auto refused = config::refuse_recipients(ctl.mail_user, rule, env->user))
+        note("--mail-user not used: " + *refused);
+      else
+        recipients = ctl.mail_user;
+    }
     config::Settings settings = loader.settings();
     // The spool is shared by every job on the node: keep room for one whole message.
     if (settings.outbox_reserve == 0) settings.outbox_reserve = settings.attach_budget + (2ULL << 20);

@@ -20,6 +20,15 @@ void launch_helper(const PluginArgs& args, const OptionValue& option) {
     argv.push_back("--to");
     argv.push_back(to);
   }
+  // The site's recipient rule, for addresses the helper finds itself (--mail-user).
+  std::string allow;
+  for (const auto& p : args.recipients.allow) allow += (allow.empty() ? "" : ",") + p;
+  if (!allow.empty()) {
+    argv.push_back("--allow-to");
+    argv.push_back(allow);
+  }
+  argv.push_back("--max-to");
+  argv.push_back(std::to_string(args.recipients.max));
   // Built before fork: only async-signal-safe calls happen in the children.
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());

@@ -84,7 +84,7 @@ int check_option(const char* optarg, int remote) {
   if (v) {
     uid_t uid = ::getuid();
     if (remote) uid = g_job_uid;
-    if (auto refused = gpualert::spank::refuse_recipients(v->to, g_args.recipients, user_name(uid))) {
+    if (auto refused = gpualert::config::refuse_recipients(v->to, g_args.recipients, user_name(uid))) {
       why = *refused;
       if (remote) v->to.clear();
       else v.reset();

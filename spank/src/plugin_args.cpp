@@ -50,13 +50,7 @@ PluginArgs parse_plugin_args(int argc, char** argv) {
       }
       (key == "spool" ? a.spool : key == "conf" ? a.conf : a.helper) = val;
     } else if (key == "allow_to") {
-      a.recipients.allow.clear();
-      std::size_t from = 0;
-      while (from <= val.size()) {
-        const auto comma = std::min(val.find(',', from), val.size());
-        if (comma > from) a.recipients.allow.push_back(val.substr(from, comma - from));
-        from = comma + 1;
-      }
+      a.recipients.allow = config::split_patterns(val);
     } else if (key == "max_to" || key == "log_head" || key == "log_tail") {
       const auto n = number(val);
       if (!n || (key == "max_to" && *n > 100)) {

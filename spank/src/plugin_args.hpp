@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "recipient_policy.hpp"
+#include "gpualert/config/recipient_policy.hpp"
 
 namespace gpualert::spank {
 
@@ -14,7 +14,7 @@ struct PluginArgs {
   std::string spool = "/var/spool/gpualert";    // node-local by default; see README for shared spools
   std::string conf = "/etc/gpualert/gpualert.conf";
   std::string helper = "/usr/libexec/gpualert/gpualert-epilog";
-  RecipientPolicy recipients;                   // allow_to=PATTERN[,PATTERN...] max_to=N
+  config::RecipientPolicy recipients;                   // allow_to=PATTERN[,PATTERN...] max_to=N
   std::uint64_t log_head = 8ULL << 20;          // log_head=BYTES, log_tail=BYTES: what one task's log keeps
   std::uint64_t log_tail = 8ULL << 20;
   std::vector<std::string> errors;              // unknown keys, bad values: logged, never fatal

@@ -231,6 +231,13 @@ class NoUserTouchesAnother(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0, "srun accepted --gpualert=%s" % bad[:40])
         self.assertEqual(sh("squeue -h -t all | wc -l").stdout, before, "a refused job was queued")
         self.assertEqual(as_user("srun --gpualert=%s true" % USER).returncode, 0, "the user's own name is refused")
+        # Slurm's own --mail-user is held to the same rule when --gpualert names no one.
+        jid = job_id(as_user("sbatch --parsable --mail-user=root --mail-type=FAIL --gpualert --wrap 'exit 1'",
+                             check=True).stdout.decode())
+        sacct(jid)
+        msgs = messages_for(jid)
+        self.assertEqual(len(msgs), 1)
+        self.assertNotIn("root", str(msgs[0]["To"]), "--mail-user=root received the job's log")
 
     def test_a_forged_job_name_changes_nothing(self):
         for name in ("x Restarts=9", "a|COMPLETED|0:0|0:0|00:00:01|UNLIMITED|vm|debug|root|2026|2026|/"):

@@ -23,3 +23,20 @@ TEST(PluginArgs, UnknownKeysAndBadValuesAreReportedNotFatal) {
   EXPECT_EQ(a.spool, "/var/spool/gpualert");  // the bad values left the defaults
   EXPECT_FALSE(a.default_on);
 }
+
+TEST(PluginArgs, RecipientRuleAndLogCaps) {
+  const char* argv[] = {"allow_to=*@example.org,*@*.example.org", "max_to=2", "log_head=1M"};
+  const auto a = parse_plugin_args(3, const_cast<char**>(argv));
+  EXPECT_TRUE(a.errors.empty());
+  EXPECT_EQ(a.recipients.allow, (std::vector<std::string>{"*@example.org", "*@*.example.org"}));
+  EXPECT_EQ(a.recipients.max, 2u);
+  EXPECT_EQ(a.log_head, 1u << 20);
+}
+
+TEST(PluginArgs, BadLimitsAreReported) {
+  const char* argv[] = {"max_to=lots", "log_head=12Q", "log_tail=64K"};
+  const auto a = parse_plugin_args(3, const_cast<char**>(argv));
+  EXPECT_EQ(a.errors.size(), 2u);
+  EXPECT_EQ(a.log_tail, 64u << 10);
+  EXPECT_EQ(a.recipients.max, 5u);
+}

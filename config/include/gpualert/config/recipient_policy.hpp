@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
-namespace gpualert::spank {
+namespace gpualert::config {
 
 struct RecipientPolicy {
   std::vector<std::string> allow;  // fnmatch patterns ("*@example.org"); empty: any address with a domain
   unsigned max = 5;                // at most this many recipients per job
 };
+
+// "*@a.org,*@b.org" -> the patterns (empty entries dropped), as written in plugstack.conf.
+std::vector<std::string> split_patterns(const std::string& list);
 
 // Why TO breaks POLICY for a job of OWN_USER (a bare local name is allowed only
 // when it is the job's own user, and then only if no pattern excludes it);
@@ -19,4 +22,4 @@ struct RecipientPolicy {
 std::optional<std::string> refuse_recipients(const std::vector<std::string>& to, const RecipientPolicy& policy,
                                              const std::string& own_user);
 
-}  // namespace gpualert::spank
+}  // namespace gpualert::config

@@ -1,11 +1,11 @@
-#include "recipient_policy.hpp"
+#include "gpualert/config/recipient_policy.hpp"
 
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <cctype>
 
-namespace gpualert::spank {
+namespace gpualert::config {
 namespace {
 
 std::string lower(std::string s) {
@@ -23,6 +23,16 @@ bool allowed(const std::string& addr, const RecipientPolicy& policy, const std::
 }
 
 }  // namespace
+
+std::vector<std::string> split_patterns(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t from = 0; from < list.size();) {
+    const auto comma = std::min(list.find(',', from), list.size());
+    if (comma > from) out.push_back(list.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
 
 std::optional<std::string> refuse_recipients(const std::vector<std::string>& to, const RecipientPolicy& policy,
                                              const std::string& own_user) {
@@ -42,4 +52,4 @@ std::optional<std::string> refuse_recipients(const std::vector<std::string>& to,
   return std::nullopt;
 }
 
-}  // namespace gpualert::spank
+}  // namespace gpualert::config
