@@ -1,6 +1,5 @@
 #include "job_logs.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,21 +12,6 @@
 
 namespace gpualert::epilog {
 namespace {
-
-std::vector<std::string> list_dir(const spool::DirFd& dir) {
-  std::vector<std::string> names;
-  const int fd = ::dup(dir.get());
-  if (fd < 0) return names;
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return names;
-  }
-  ::rewinddir(d);
-  while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-  ::closedir(d);
-  return names;
-}
 
 // batch < 0 < 1 < ... < extern; then node, so the combined log reads in time order.
 long step_order(const std::string& step) {
@@ -42,7 +26,7 @@ long step_order(const std::string& step) {
 
 std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::uint32_t uid, std::vector<std::string>& problems) {
   std::vector<spool::StepRecord> out;
-  for (const auto& n : list_dir(dir)) {
+  for (const auto& n : spool::list_names(dir.get())) {
     if (n.rfind("step-", 0) != 0 || n.size() < 6 || n.substr(n.size() - 5) != ".json") continue;
     std::string why;
     const auto text = spool::read_at(dir, n, 4 << 20, why);

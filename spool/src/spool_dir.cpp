@@ -156,22 +156,25 @@ std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, uid_t
   return std::nullopt;
 }
 
-bool has_step_records(const DirFd& job) {
-  const int fd = ::openat(job.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
+std::vector<std::string> list_names(int dirfd) {
+  std::vector<std::string> out;
+  const int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return out;
   DIR* d = ::fdopendir(fd);
   if (!d) {
     ::close(fd);
-    return false;
+    return out;
   }
-  bool found = false;
   while (const dirent* e = ::readdir(d))
-    if (std::strncmp(e->d_name, "step-", 5) == 0) {
-      found = true;
-      break;
-    }
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
   ::closedir(d);
-  return found;
+  return out;
+}
+
+bool has_step_records(const DirFd& job) {
+  for (const auto& n : list_names(job.get()))
+    if (n.rfind("step-", 0) == 0) return true;
+  return false;
 }
 
 void admin_log(const DirFd& spool, const std::string& line) {

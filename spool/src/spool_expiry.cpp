@@ -1,6 +1,5 @@
 #include "gpualert/spool/spool_expiry.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,21 +12,6 @@
 namespace gpualert::spool {
 namespace {
 
-std::vector<std::string> entries(int dirfd) {
-  std::vector<std::string> out;
-  const int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return out;
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return out;
-  }
-  while (const dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
-  ::closedir(d);
-  return out;
-}
-
 // Removes PARENT/NAME when it is a directory of plain files none of which
 // changed since CUTOFF (a running job's log keeps changing, so it stays).
 bool remove_if_old(int parent, const std::string& name, std::time_t cutoff) {
@@ -35,7 +19,7 @@ bool remove_if_old(int parent, const std::string& name, std::time_t cutoff) {
   if (fd < 0) return false;
   struct stat st {};
   bool old = ::fstat(fd, &st) == 0 && st.st_mtime < cutoff;
-  const auto files = entries(fd);
+  const auto files = list_names(fd);
   for (const auto& f : files) {
     struct stat fst {};
     if (!old) break;
@@ -56,7 +40,7 @@ std::size_t expire_job_dirs(const DirFd& spool, std::chrono::seconds keep, std::
   for (const char* area : {"jobs", "stale"}) {
     const int dir = ::openat(spool.get(), area, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0) continue;
-    for (const auto& name : entries(dir)) {
+    for (const auto& name : list_names(dir)) {
       if (removed >= max_removed) break;
       if (remove_if_old(dir, name, cutoff)) ++removed;
     }

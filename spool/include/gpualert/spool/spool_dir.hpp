@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpualert/common/unique_fd.hpp"
 
@@ -36,6 +37,9 @@ inline constexpr const char* kAdminLog = "admin.log";
 // CREATE a directory bound to another user is refused. Refuses anything not root's.
 std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, uid_t uid, bool create, std::string& why,
                                   std::string* note = nullptr);
+
+// The names in directory DIRFD, without "." and ".." (opened anew, so DIRFD's offset is untouched).
+std::vector<std::string> list_names(int dirfd);
 
 // Whether JOB holds a step record (a step that asked for a message ended here).
 bool has_step_records(const DirFd& job);
