@@ -3,6 +3,7 @@
 #include "decision.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -129,6 +130,7 @@ int exit_agreement(const std::string& cls, const Exit& e) {
 }
 
 std::string exit_claim(const Exit& e, const RunStatus& st) {
+  if (!st.launch_failure.empty()) return "the command was never started: the launcher failed before it, so no exit status is its own";
   if (st.exec_failed) return "the command could not be started at all (the wrapper's exec failed)";
   if (!e.code) return "";
   if (*e.code < 0) return "the process was killed by signal " + std::to_string(e.signal) + " (" + signame(e.signal) + ")";
@@ -367,6 +369,15 @@ void Decider::collect() {
                   eacces ? "the command exists but could not be executed (exit 126)"
                          : "the command could not be found (exit 127 / exec failure)",
                   "exit status", {}, 1, 1});
+  }
+  // The launcher could not start the command: a path the user gave it (output file,
+  // working directory) is not theirs to use, or does not exist.
+  if (!st_.launch_failure.empty() && causes_.empty()) {
+    const int e = st_.launch_errno;
+    const char* cls = (e == EACCES || e == EPERM || e == EROFS) ? "permission"
+                      : (e == ENOENT || e == ENOTDIR)           ? "file_not_found"
+                                                                : nullptr;
+    if (cls) add_cand(Cand{cls, 80, 0, nullptr, st_.launch_failure, "launcher", {}, 1, 1});
   }
 }
 

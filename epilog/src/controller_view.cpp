@@ -53,6 +53,29 @@ std::vector<std::string> mail_user(const std::string& text) {
   return out;
 }
 
+// Slurm prints "... StdErr=%s StdIn=%s StdOut=%s Power=...": a path runs to the
+// next key, and any of the keys written twice (by a path) leaves it unknown.
+std::string path_between(const std::string& text, const std::string& key, const std::string& next) {
+  const auto f = sole(text, key);
+  const auto n = sole(text, next);
+  if (!f || !n || n->key < f->key) return "";
+  return text.substr(f->key + key.size() + 2, n->key - f->key - key.size() - 2);
+}
+
+// "JobId=700 HetJobId=699 HetJobOffset=1 JobName=...": Slurm's own fields come
+// before the first one the owner writes (JobName), so they are read from the start.
+void het_fields(const std::string& text, ControllerView& v) {
+  const auto name = text.find(" JobName=");
+  const std::string head = text.substr(0, name == std::string::npos ? 0 : name);
+  const auto id = sole(head, "HetJobId"), off = sole(head, "HetJobOffset");
+  if (!id || !off || !digits(id->value) || !digits(off->value)) return;
+  v.het_job_id = static_cast<std::uint32_t>(std::stoul(id->value));
+  v.het_job_offset = static_cast<std::uint32_t>(std::stoul(off->value));
+  // "   HetJobIdSet=699-700" follows JobName on the one-line form: taken only when sole.
+  if (const auto set = sole(text, "HetJobIdSet"))
+    if (set->value.find_first_not_of("0123456789-,") == std::string::npos) v.het_job_id_set = set->value;
+}
+
 }  // namespace
 
 ControllerView parse_controller_view(const std::string& scontrol_output) {
@@ -60,6 +83,9 @@ ControllerView parse_controller_view(const std::string& scontrol_output) {
   if (scontrol_output.rfind("JobId=", 0) != 0) return v;
   v.restarts = restarts(scontrol_output);
   v.mail_user = mail_user(scontrol_output);
+  v.std_err = path_between(scontrol_output, "StdErr", "StdIn");
+  v.std_out = path_between(scontrol_output, "StdOut", "Power");
+  het_fields(scontrol_output, v);
   return v;
 }
 

@@ -12,6 +12,12 @@ namespace gpualert::epilog {
 struct ControllerView {
   std::vector<std::string> mail_user;  // empty: none given, or not trusted
   std::optional<int> restarts;         // nullopt: unknown
+  // The batch script's output files as Slurm resolved them ("" = unknown). The
+  // owner's own text, used only for checks made with the owner's rights.
+  std::string std_out, std_err;
+  // A heterogeneous job's leader id and this component's offset (nullopt: not one).
+  std::optional<std::uint32_t> het_job_id, het_job_offset;
+  std::string het_job_id_set;  // "699-700"
 };
 
 // Reads one job record of `scontrol -o show job ID`. The owner writes JobName,

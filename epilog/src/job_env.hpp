@@ -14,6 +14,10 @@ struct JobEnv {
   std::string exit_code2;               // SLURM_JOB_EXIT_CODE2: "exit:signal"
   std::optional<int> derived_raw;       // SLURM_JOB_DERIVED_EC
   int restart_count = 0;
+  // SLURM_HET_JOB_ID: a heterogeneous job's leader (== job for the leader itself).
+  std::optional<std::uint32_t> het_job;
+  // SLURM_JOB_STDOUT / SLURM_JOB_STDERR: the batch script's output paths (the owner's words).
+  std::string std_out, std_err;
 };
 
 // Reads the environment; JOB_OVERRIDE (from --job) wins. nullopt without a job id.

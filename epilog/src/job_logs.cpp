@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <sstream>
 #include <thread>
 
+#include "as_job_user.hpp"
 #include "capped_copy.hpp"
 
 namespace gpualert::epilog {
@@ -65,6 +68,40 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::uint32
   return out;
 }
 
+// Runs as the job's user: every task log into OUT, each capped, the job capped.
+// Answers "<bytes written>\n" then one problem per line.
+std::string combine_task_logs(const JobLogs& r, int fallback_dir, int out, const LogLimits& limits) {
+  std::uint64_t written = 0;
+  std::string problems;
+  for (const auto& s : r.steps) {
+    for (const auto& t : s.tasks) {
+      // Worded so that no progress parser mistakes it for a training step.
+      const std::string where = s.step == "batch" ? std::string("batch script") : "srun #" + s.step;
+      const std::string header = "==> " + t.log + ": " + where + ", node " + s.node + ", task " +
+                                 std::to_string(t.task) + " <==\n";
+      if (::write(out, header.data(), header.size()) == static_cast<ssize_t>(header.size())) written += header.size();
+      if (written >= limits.job_bytes) {
+        problems += t.log + " not read: the job's logs already reached " + std::to_string(limits.job_bytes) + " bytes\n";
+        continue;
+      }
+      const int in = ::openat(r.dir_for(s.job, fallback_dir), t.log.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (in < 0) {
+        problems += t.log + " is missing or not readable by the job's user\n";
+        continue;
+      }
+      const CopyResult c = copy_capped(in, out, limits.task_head, limits.task_tail);
+      ::close(in);
+      written += c.written;
+      if (!c.ok) problems += t.log + ": not fully copied (not a regular file, or the spool is full)\n";
+      if (c.skipped || c.holes)
+        problems += t.log + ": " + std::to_string(c.skipped) + " bytes over the cap and " + std::to_string(c.holes) +
+                    " bytes of holes left out\n";
+    }
+  }
+  ::fsync(out);
+  return std::to_string(written) + "\n" + problems;
+}
+
 }  // namespace
 
 std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::uint32_t uid,
@@ -74,7 +111,8 @@ std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::u
 
 JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,
                          const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart,
-                         std::uint32_t uid, std::uint32_t gid, const LogLimits& limits) {
+                         std::uint32_t uid, std::uint32_t gid, const LogLimits& limits,
+                         const std::vector<const spool::DirFd*>& more_dirs) {
   JobLogs r;
   const auto deadline = std::chrono::steady_clock::now() + wait;
   for (;;) {
@@ -89,6 +127,18 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
     if (r.nodes_missing.empty() || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
+  if (!r.steps.empty()) r.dir_of_job[r.steps.front().job] = dir.get();
+  for (const auto* more : more_dirs) {
+    auto steps = read_records(*more, uid, r.problems);
+    for (auto& st : steps) {
+      r.dir_of_job[st.job] = more->get();
+      r.steps.push_back(std::move(st));
+    }
+  }
+  if (!more_dirs.empty())  // a heterogeneous step runs in every component: keep its parts together
+    std::stable_sort(r.steps.begin(), r.steps.end(), [](const auto& a, const auto& b) {
+      return std::make_tuple(step_order(a.step), a.job, a.node) < std::make_tuple(step_order(b.step), b.job, b.node);
+    });
 
   const std::string combined = restart > 0 ? "combined.r" + std::to_string(restart) + ".log" : "combined.log";
   r.combined = dir_path / combined;
@@ -100,35 +150,19 @@ JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& d
     r.combined.clear();
     return r;
   }
-  for (const auto& s : r.steps) {
-    for (const auto& t : s.tasks) {
-      // Worded so that no progress parser mistakes it for a training step.
-      const std::string where = s.step == "batch" ? std::string("batch script") : "srun #" + s.step;
-      const std::string header = "==> " + t.log + ": " + where + ", node " + s.node + ", task " +
-                                 std::to_string(t.task) + " <==\n";
-      if (::write(out, header.data(), header.size()) == static_cast<ssize_t>(header.size()))
-        r.combined_bytes += header.size();
-      if (r.combined_bytes >= limits.job_bytes) {
-        r.problems.push_back(t.log + " not read: the job's logs already reached " + std::to_string(limits.job_bytes) +
-                             " bytes");
-        continue;
-      }
-      const int in = ::openat(dir.get(), t.log.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      if (in < 0) {
-        r.problems.push_back(t.log + " is missing");
-        continue;
-      }
-      const CopyResult c = copy_capped(in, out, limits.task_head, limits.task_tail);
-      ::close(in);
-      r.combined_bytes += c.written;
-      if (!c.ok) r.problems.push_back(t.log + ": not fully copied (not a regular file, or the spool is full)");
-      if (c.skipped || c.holes)
-        r.problems.push_back(t.log + ": " + std::to_string(c.skipped) + " bytes over the cap and " +
-                             std::to_string(c.holes) + " bytes of holes left out");
-    }
-  }
-  ::fsync(out);
+  std::string why;
+  const auto answer = run_as_user({uid, gid, {}}, [&] { return combine_task_logs(r, dir.get(), out, limits); },
+                                  std::chrono::seconds(300), why, 1 << 20);
   ::close(out);
+  if (!answer) {
+    r.problems.push_back("the task logs could not be read as uid " + std::to_string(uid) + ": " + why);
+    return r;
+  }
+  std::istringstream lines(*answer);
+  std::string line;
+  if (std::getline(lines, line)) r.combined_bytes = std::strtoull(line.c_str(), nullptr, 10);
+  while (std::getline(lines, line))
+    if (!line.empty()) r.problems.push_back(line);
   return r;
 }
 

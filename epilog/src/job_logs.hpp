@@ -4,6 +4,7 @@
 // under a header naming step, node and rank) for the classifier and the mail.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,13 @@ struct JobLogs {
   std::uint64_t combined_bytes = 0;
   std::vector<std::string> nodes_seen, nodes_missing;
   std::vector<std::string> problems;
+  // Where each job's task logs are (a heterogeneous job's components each have a
+  // directory): job id -> directory descriptor, owned by the caller.
+  std::map<std::uint32_t, int> dir_of_job;
+  int dir_for(std::uint32_t job, int fallback) const {
+    const auto it = dir_of_job.find(job);
+    return it == dir_of_job.end() ? fallback : it->second;
+  }
 };
 
 // Waits up to WAIT for a step record from every node in NODES (a shared spool
@@ -35,9 +43,13 @@ struct LogLimits {
   std::uint64_t task_head = 8ULL << 20, task_tail = 8ULL << 20, job_bytes = 64ULL << 20;
 };
 
-// The combined log is created for the job's user (UID:GID, 0600).
+// The combined log is created in JOB_DIR for the job's user (UID:GID, 0600) and
+// filled by a child that has become that user: root never reads the task logs.
+// MORE_DIRS: the directories of a heterogeneous job's other components, whose
+// step records and logs join the combined log (their nodes are not waited for).
 JobLogs collect_job_logs(const spool::DirFd& job_dir, const std::filesystem::path& job_dir_path,
                          const std::vector<std::string>& nodes, std::chrono::seconds wait, int restart,
-                         std::uint32_t uid, std::uint32_t gid, const LogLimits& limits = {});
+                         std::uint32_t uid, std::uint32_t gid, const LogLimits& limits = {},
+                         const std::vector<const spool::DirFd*>& more_dirs = {});
 
 }  // namespace gpualert::epilog

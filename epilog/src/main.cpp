@@ -5,6 +5,7 @@
 // error to Slurm: it is not Slurm's child any more.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "detach.hpp"
 #include "gpualert/classifier/classifier.hpp"
@@ -31,6 +33,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
+#include "launch_failure.hpp"
 #include "node_events.hpp"
 #include "output_silence.hpp"
 #include "gpualert/common/run_program.hpp"
@@ -95,6 +98,19 @@ bool claim_notification(const spool::DirFd& dir, int restart_count, const std::s
   return false;
 }
 
+// A heterogeneous job's component waits a while for its leader's helper to
+// claim the message (a shared spool shows it); true once it has.
+bool leader_reports(const spool::DirFd& leader_dir, int restart_count, std::chrono::seconds wait) {
+  const std::string name = "notified." + std::to_string(restart_count);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    struct stat st {};
+    if (::fstatat(leader_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,7 +147,6 @@ int main(int argc, char** argv) {
     if (spool) dir = spool::open_job_dir(*spool, env->job, env->uid, false, why);
     if (spool && !dir && why.find("another job") != std::string::npos)
       spool::admin_log(*spool, "job " + std::to_string(env->job) + ": " + why);
-    const std::filesystem::path dir_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(env->job);
     if (dir) open_helper_log(*dir, env->node);
     note("job " + std::to_string(env->job) + " on " + env->node + ": moved out of " +
          std::to_string(leave_job_cgroups()) + " cgroup hierarchies");
@@ -157,11 +172,26 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    ControllerView ctl = controller_view(env->job);
-    const JobAccounting acct = query_job(env->job, std::chrono::seconds(max_wait), [&] {
-      ctl = controller_view(env->job);
+    // A heterogeneous job is one job to its user: one message, about all of its
+    // components, kept in its leader's directory (SLURM_HET_JOB_ID names the leader).
+    const std::uint32_t report_job = env->het_job.value_or(env->job);
+    std::optional<spool::DirFd> own_dir;
+    if (report_job != env->job && spool) {
+      own_dir = std::move(dir);
+      dir = spool::open_job_dir(*spool, report_job, env->uid, true, why);
+      if (!dir) note("the leader's directory (job " + std::to_string(report_job) + ") cannot be used: " + why);
+      if (dir && leader_reports(*dir, env->restart_count, std::chrono::seconds(node_wait))) {
+        note("component of heterogeneous job " + std::to_string(report_job) + ": its leader's helper reports");
+        return 0;
+      }
+      note("component of heterogeneous job " + std::to_string(report_job) + ": no word from its leader's helper, so this one reports");
+    }
+
+    ControllerView ctl = controller_view(report_job);
+    const JobAccounting acct = query_job(report_job, std::chrono::seconds(max_wait), [&] {
+      ctl = controller_view(report_job);
       return ctl.restarts && *ctl.restarts > env->restart_count;
-    });
+    }, env->het_job.has_value());
     note("accounting: " + (acct.available ? acct.state_detail + " exit " + acct.exit_code : acct.error));
     const auto restarts = ctl.restarts;
     if (acct.requeued) {
@@ -176,9 +206,18 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    // The other components' directories (a heterogeneous job's).
+    std::vector<spool::DirFd> component_dirs;
+    if (own_dir) component_dirs.push_back(std::move(*own_dir));
+    for (const auto c : acct.components)
+      if (c != env->job && spool)
+        if (auto d = spool::open_job_dir(*spool, c, env->uid, false, why)) component_dirs.push_back(std::move(*d));
+    std::vector<const spool::DirFd*> more_dirs;
+    for (const auto& d : component_dirs) more_dirs.push_back(&d);
     JobLogs logs;
-    if (dir) logs = collect_job_logs(*dir, dir_path, nodes, std::chrono::seconds(node_wait), env->restart_count,
-                                   env->uid, env->gid);
+    const auto report_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(report_job);
+    if (dir) logs = collect_job_logs(*dir, report_path, nodes, std::chrono::seconds(node_wait), env->restart_count,
+                                   env->uid, env->gid, {}, more_dirs);
     for (const auto& p : logs.problems) note(p);
 
     config::Loader loader;
@@ -212,6 +251,20 @@ int main(int argc, char** argv) {
     if (const auto e = parse_elapsed(acct.elapsed)) status.elapsed_s = static_cast<double>(e->count()) / 1000.0;
     if (const auto l = parse_elapsed(acct.timelimit)) status.time_limit_s = static_cast<double>(l->count()) / 1000.0;
     // A requeued job's later run should continue from the earlier run's checkpoint.
+    if (const auto sig = launch_error_signal(acct, logs)) {
+      // Not a signal: slurmstepd's own launch error (output file, working directory).
+      const bool from_env = !env->std_out.empty() || !env->std_err.empty();
+      const LaunchFailure lf = explain_launch_failure(
+          *sig, acct.workdir.empty() ? env->work_dir : acct.workdir,
+          from_env ? std::vector<std::string>{env->std_out, env->std_err} : std::vector<std::string>{ctl.std_out, ctl.std_err},
+          JobUser{env->uid, env->gid, groups_of(env->user, env->gid)}, env->user);
+      note(lf.what);
+      status.launch_failure = lf.what;
+      status.launch_errno = lf.error;
+      status.exit_code.reset();
+      jf.facts.exec_failed = true;
+      jf.facts.wait_status.reset();
+    }
     if (env->restart_count > 0)
       status.resume_expected = "Slurm requeued the job " + std::to_string(env->restart_count) +
                                " time(s), so this run should have continued where the previous one stopped";
@@ -275,7 +328,7 @@ int main(int argc, char** argv) {
     mi.budget = settings.attach_budget;
     mi.tail_lines = settings.tail_lines;
     notify::Message msg = report::build_message(v, jf.facts, mi);
-    msg.extra_headers.push_back({"X-Gpualert-Job", std::to_string(env->job)});
+    msg.extra_headers.push_back({"X-Gpualert-Job", std::to_string(report_job)});
     const report::Delivery d = report::deliver(msg, settings);
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
     if (spool)

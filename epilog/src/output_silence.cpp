@@ -58,7 +58,7 @@ std::vector<TaskLogStat> stat_task_logs(const spool::DirFd& dir, const JobLogs& 
     for (const auto& t : s.tasks) {
       if (t.log.empty()) continue;
       struct stat st {};
-      if (::fstatat(dir.get(), t.log.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // already reported missing
+      if (::fstatat(logs.dir_for(s.job, dir.get()), t.log.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // already reported missing
       if (!S_ISREG(st.st_mode)) {
         problems.push_back(t.log + " is not a regular file; its time is not used");
         continue;

@@ -127,7 +127,8 @@ std::string sacct_delimiter() {
   return d + "#";
 }
 
-JobAccounting parse_sacct(const std::string& text, const std::string& job, const std::string& delimiter) {
+JobAccounting parse_sacct(const std::string& text, const std::string& job, const std::string& delimiter,
+                          bool heterogeneous) {
   JobAccounting a;
   const auto recs = records(text, delimiter);
   if (!recs) {
@@ -157,9 +158,16 @@ JobAccounting parse_sacct(const std::string& text, const std::string& job, const
       a.start = f[10];
       a.end = f[11];
       a.workdir = f[12];
-    } else if (step_id_ok(f[0], job) && valid_state(f[2]) && valid_exit(f[3])) {
-      a.steps.push_back({f[0], f[1], f[2].substr(0, f[2].find(' ')), f[3]});
+    } else if (heterogeneous && !f[0].empty() && f[0].size() < 11 && std::all_of(f[0].begin(), f[0].end(), ::isdigit) &&
+               job_record_ok(f) && a.components.size() < 1024) {
+      // Another whole job in the answer: a component of this heterogeneous job.
+      a.components.push_back(static_cast<std::uint32_t>(std::stoul(f[0])));
     }
+  }
+  for (const auto& f : *recs) {
+    bool ours = step_id_ok(f[0], job);
+    for (const auto c : a.components) ours = ours || step_id_ok(f[0], std::to_string(c));
+    if (ours && valid_state(f[2]) && valid_exit(f[3])) a.steps.push_back({f[0], f[1], f[2].substr(0, f[2].find(' ')), f[3]});
   }
   if (!a.available) a.error = "sacct has no record of job " + job;
   a.final = a.available && is_final_state(a.state);
@@ -167,7 +175,7 @@ JobAccounting parse_sacct(const std::string& text, const std::string& job, const
 }
 
 JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
-                        const std::function<bool()>& requeued_since) {
+                        const std::function<bool()>& requeued_since, bool heterogeneous) {
   const std::string id = std::to_string(job);
   const auto deadline = std::chrono::steady_clock::now() + max_wait;
   JobAccounting last;
@@ -182,7 +190,7 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
       // Accounting disabled or unreachable: waiting will not help.
       if (r->err.find("disabled") != std::string::npos) return last;
     } else {
-      last = parse_sacct(r->out, id, delim);
+      last = parse_sacct(r->out, id, delim, heterogeneous);
       // Accounting lags the job by a moment (it may still say RUNNING here), so
       // only Slurm's own word counts as a requeue.
       if (last.state == "REQUEUED" || (requeued_since && requeued_since())) {
@@ -195,7 +203,7 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
         std::this_thread::sleep_for(std::chrono::seconds(2));
         const auto again = run_sacct(id, delim);
         if (succeeded(again)) {
-          const JobAccounting settled = parse_sacct(again->out, id, delim);
+          const JobAccounting settled = parse_sacct(again->out, id, delim, heterogeneous);
           if (settled.final) return settled;
         }
         return last;

@@ -23,7 +23,8 @@ struct JobAccounting {
   std::string error;       // why not available / not final
   std::string job_id, name, state, state_detail, exit_code, derived_exit_code;
   std::string elapsed, timelimit, nodelist, partition, user, start, end, workdir;
-  std::vector<StepAccounting> steps;
+  std::vector<StepAccounting> steps;       // a heterogeneous job's: every component's
+  std::vector<std::uint32_t> components;  // a heterogeneous leader's other components
 };
 
 // Parses `sacct -n -P --delimiter=DELIMITER -o JobID,JobName,State,ExitCode,
@@ -31,7 +32,11 @@ struct JobAccounting {
 // output for JOB. The job's owner chooses JobName and WorkDir (any byte, newlines
 // too), so query_job passes an unguessable DELIMITER: then no name can end a field
 // or start a record. Output that does not split into whole records is rejected.
-JobAccounting parse_sacct(const std::string& text, const std::string& job, const std::string& delimiter = "|");
+// HETEROGENEOUS: JOB leads a heterogeneous job, whose other components (whole
+// job records in the answer) and their steps then count too; otherwise no other
+// job's record does.
+JobAccounting parse_sacct(const std::string& text, const std::string& job, const std::string& delimiter = "|",
+                          bool heterogeneous = false);
 
 // A fresh random field delimiter for one sacct call.
 std::string sacct_delimiter();
@@ -42,6 +47,6 @@ bool is_final_state(const std::string& state);
 // asked on every round (e.g. slurmctld's restart count): when it says yes, the
 // job has run again and polling stops with `requeued` set.
 JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
-                        const std::function<bool()>& requeued_since = {});
+                        const std::function<bool()>& requeued_since = {}, bool heterogeneous = false);
 
 }  // namespace gpualert::epilog

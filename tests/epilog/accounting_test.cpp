@@ -126,6 +126,22 @@ TEST(SacctForgery, OnlyThisJobAndItsStepsCount) {
   EXPECT_TRUE(a.steps.empty());
 }
 
+TEST(SacctForgery, AHeterogeneousLeaderSeesItsComponentsAndTheirSteps) {
+  const std::string d = sacct_delimiter();
+  auto comp = job57("n");
+  comp[0] = "58";
+  const std::string out = rec(job57("n"), d) + rec(step57("57.batch", "n"), d) + rec(comp, d) + rec(step57("58.0", "n"), d);
+  const auto a = parse_sacct(out, "57", d, true);
+  ASSERT_TRUE(a.available);
+  EXPECT_EQ(a.components, std::vector<std::uint32_t>{58});
+  ASSERT_EQ(a.steps.size(), 2u);
+  EXPECT_EQ(a.steps[1].id, "58.0");
+  // The same answer for a job that is not heterogeneous: 58 is someone else's.
+  const auto b = parse_sacct(out, "57", d, false);
+  EXPECT_TRUE(b.components.empty());
+  EXPECT_EQ(b.steps.size(), 1u);
+}
+
 TEST(SacctForgery, DelimitersAreFreshAndPlain) {
   const std::string a = sacct_delimiter(), b = sacct_delimiter();
   EXPECT_NE(a, b);

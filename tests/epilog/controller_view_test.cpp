@@ -70,3 +70,26 @@ TEST(ControllerView, MalformedRecordsGiveNothing) {
   // Two records (a heterogeneous job): which one is this run's is not guessed.
   EXPECT_EQ(parse_controller_view(record("a") + record("b")).restarts, std::nullopt);
 }
+
+TEST(ControllerView, ReadsTheOutputPathsWithSpacesButNotForgedOnes) {
+  const auto v = parse_controller_view(record("train"));
+  EXPECT_EQ(v.std_out, "/home/alice/slurm-57.out");
+  EXPECT_EQ(v.std_err, "/home/alice/slurm-57.out");
+  std::string spaced = record("train");
+  spaced.replace(spaced.find("StdOut=/home/alice/slurm-57.out"), 31, "StdOut=/home/alice/my run.out");
+  EXPECT_EQ(parse_controller_view(spaced).std_out, "/home/alice/my run.out");
+  // A name that repeats the key: the path is unknown, never guessed.
+  EXPECT_EQ(parse_controller_view(record("a StdOut=/etc/x Power=")).std_out, "");
+}
+
+TEST(ControllerView, ReadsHetJobFieldsOnlyBeforeTheOwnersText) {
+  std::string het = record("train");
+  het.replace(0, 22, "JobId=58 HetJobId=57 HetJobOffset=1 JobName=train HetJobIdSet=57-58");
+  const auto v = parse_controller_view(het);
+  EXPECT_EQ(v.het_job_id, 57u);
+  EXPECT_EQ(v.het_job_offset, 1u);
+  EXPECT_EQ(v.het_job_id_set, "57-58");
+  // The same words in the job name are the owner's: not a heterogeneous job.
+  const auto forged = parse_controller_view(record("x HetJobId=1 HetJobOffset=0"));
+  EXPECT_EQ(forged.het_job_id, std::nullopt);
+}

@@ -249,6 +249,19 @@ class NoUserTouchesAnother(unittest.TestCase):
             self.assertIn("FAILED", msgs[0]["Subject"], name)
             self.assertNotIn("user: root", body(msgs[0]), name)
 
+    def test_an_output_file_slurm_cannot_open_is_named_not_called_a_signal(self):
+        # slurmstepd reports its own launch error as "signal 53": the message must say why.
+        for out, cls, words in (("/etc/shadow", "permission", "/etc/shadow cannot be opened for writing"),
+                                ("/nonexistent-dir/x.out", "file_not_found", "/nonexistent-dir does not exist")):
+            jid = job_id(as_user("sbatch --parsable -o %s --gpualert=alice@example.org --wrap 'echo hi'" % out,
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid)[0], "FAILED")
+            msgs = messages_for(jid)
+            self.assertEqual(len(msgs), 1, out)
+            self.assertEqual(msgs[0]["X-Gpualert-Class"], cls, body(msgs[0])[:2000])
+            self.assertIn(words, body(msgs[0]))
+            self.assertNotIn("signal_kill", msgs[0]["Subject"])
+
     def test_a_flood_costs_only_its_own_job(self):
         # 60 MB of output, then the line that matters; then the task makes its own
         # log a 3 GiB sparse file (found through the tee's open descriptor).

@@ -366,6 +366,22 @@ class PluginOnRealSlurm(unittest.TestCase):
         log = atts.get("output.log", b"").decode(errors="replace")
         self.assertIn("rank 1 on vm2", log, "the second node's output is in the one verdict's log")
 
+    def test_99z_heterogeneous_job_one_message(self):
+        # Two components (one per node: Slurm does not put them on one node), a step
+        # across both and a step in the second only: one message, every component's log.
+        script = job_script("het.sh", "#!/bin/sh\n#SBATCH -n1\n#SBATCH hetjob\n#SBATCH -n1\n"
+                            "srun --het-group=0,1 sh -c 'echo part $SLURM_HET_JOB_ID on $(hostname); exit 2'\n"
+                            "srun --het-group=1 sh -c 'echo RuntimeError: only in component 1; exit 3'\nexit 4\n")
+        jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org %s" % script, check=True).stdout.decode())
+        self.assertEqual(sacct(jid), ("FAILED", "4:0"))
+        msgs = messages_for(jid, wait=120)
+        self.assertEqual(len(msgs), 1, "one message for the whole heterogeneous job")
+        self.assertEqual(messages_for(jid + 1, want=0, wait=1), [], "the second component was notified on its own")
+        log = "".join(p.get_payload(decode=True).decode(errors="replace") for p in msgs[0].walk()
+                      if p.get_filename() == "output.log")
+        self.assertIn("part %d on vm2" % jid, log)
+        self.assertIn("only in component 1", log)
+
 
 if __name__ == "__main__":
     unittest.main()

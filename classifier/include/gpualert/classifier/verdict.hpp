@@ -70,6 +70,11 @@ struct RunStatus {
   std::optional<std::string> slurm_state;
   // The wrapper could not exec the command at all (missing binary, not executable).
   bool exec_failed = false;
+  // The launcher (e.g. Slurm) could not start the command, and why ("Slurm could
+  // not open the job's output file /x: Permission denied"); LAUNCH_ERRNO is the
+  // cause's errno when known (EACCES, ENOENT...), 0 when not.
+  std::string launch_failure;
+  int launch_errno = 0;
 
   // Added inputs (all optional; the fields above are unchanged).
   // Kernel / GPU driver records of the node (NVRM Xid, ECC, OOM killer...), ideally
