@@ -28,8 +28,10 @@ std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, s
   if (pid == 0) {
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, 0);
+    // Close-on-exec: the tool gets /dev/null as its stdin and no other copy of it.
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null > 0) ::dup2(null, 0);
+    if (null == 0) ::fcntl(0, F_SETFD, 0);
     ::execvp(cargv[0], cargv.data());
     ::_exit(127);
   }

@@ -4,6 +4,7 @@
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -115,6 +116,8 @@ void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>&
   // outlive the task long enough to forward its last bytes (EOF ends it; a
   // step-end SIGKILL still can, and then the log holds the head only).
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(sig, SIG_IGN);
+  // Its own name, so that ps shows an admin what it is (it was forked from slurmstepd).
+  ::prctl(PR_SET_NAME, "gpualert-tee", 0, 0, 0);
   // Keep only what the tee needs: the pipes, slurmstepd's pidfd, the log.
   for (int fd = 3; fd < 1024; ++fd) {
     bool keep = fd == log_fd || fd == streams_fd || fd == stepd;

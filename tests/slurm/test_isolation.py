@@ -11,6 +11,8 @@ import os
 import pwd
 import shutil
 import stat
+import subprocess
+import tempfile
 import time
 import unittest
 
@@ -21,6 +23,21 @@ OTHER = "bob"
 # Runs of each ending with and without the plugin (the closing note's figures used 30).
 RUNS = int(os.environ.get("GPUALERT_TRANSPARENCY_RUNS", "3"))
 __all__ = ["setUpModule", "tearDownModule"]
+
+# Records the descriptors a tool started by the helper inherits, then runs the real tool.
+SHIM = """#!%s
+import os, sys
+if open("/proc/%%d/comm" %% os.getppid()).read().strip() == "gpualert-epilog":
+    seen = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            seen.append("%%s %%s" %% (fd, os.readlink("/proc/self/fd/" + fd)))
+        except OSError:
+            pass  # the listing's own descriptor, closed by now
+    with open("%s/%s.%%d" %% os.getpid(), "w") as f:
+        f.write("\\n".join(seen) + "\\n")
+os.execv("/usr/bin/%s", sys.argv)
+"""
 
 
 def as_other(cmd, timeout=300, check=False):
@@ -179,6 +196,26 @@ class InvisibleToTheJob(unittest.TestCase):
             self.assertIn(want, out, "the task's %s is no longer a terminal with --gpualert" % want)
 
 
+    def test_the_tee_ends_with_the_step_when_a_daemon_keeps_its_pipe(self):
+        # A setsid daemon inherits the task's stdout (the tee's pipe) and outlives the job.
+        wrap = ("setsid sh -c \"while sleep 0.2; do echo daemon tick; done\" & sleep 1; echo script done")
+        jid = job_id(as_user("sbatch --parsable -o /dev/null --gpualert=alice@example.org --wrap '%s'" % wrap,
+                             check=True).stdout.decode())
+        try:
+            self.assertEqual(sacct(jid), ("COMPLETED", "0:0"))
+            self.assertEqual(len(messages_for(jid)), 1)
+            logs = [os.path.join(job_dir(jid), n) for n in os.listdir(job_dir(jid)) if n.startswith("batch.")
+                    and n.endswith(".log")]
+            self.assertTrue(logs)
+            size = os.path.getsize(logs[0])
+            time.sleep(3)
+            self.assertEqual(os.path.getsize(logs[0]), size, "the job's log still grows after the job ended")
+            tees = sh("pgrep -u %s -x gpualert-tee" % USER, check=False).stdout.decode().split()
+            self.assertEqual(tees, [], "a tee outlived its step")
+        finally:
+            sh("pkill -u %s -f 'while sleep 0.2'" % USER, check=False)
+
+
 class NoUserTouchesAnother(unittest.TestCase):
     def test_a_reused_job_id_never_mixes_users(self):
         jb = job_id(as_other("sbatch --parsable --gpualert=bob@example.org --wrap 'echo BOB-PRIVATE-LINE; exit 2'",
@@ -261,6 +298,70 @@ class NoUserTouchesAnother(unittest.TestCase):
             self.assertEqual(msgs[0]["X-Gpualert-Class"], cls, body(msgs[0])[:2000])
             self.assertIn(words, body(msgs[0]))
             self.assertNotIn("signal_kill", msgs[0]["Subject"])
+
+    def test_a_kernel_record_planted_from_userspace_is_not_evidence(self):
+        # With a journal running, the job writes an Xid "from the kernel" through syslog
+        # and the journal's own protocol; only the kernel transport counts.
+        started = None
+        if sh("pgrep -x systemd-journal", check=False).returncode != 0:
+            os.makedirs("/run/systemd/journal", exist_ok=True)
+            if os.path.exists("/run/systemd/journal/socket"):
+                os.unlink("/run/systemd/journal/socket")
+            started = subprocess.Popen(["/lib/systemd/systemd-journald"], stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+            for _ in range(50):
+                if os.path.exists("/run/systemd/journal/socket"):
+                    break
+                time.sleep(0.1)
+        try:
+            xid = "NVRM: Xid (PCI:0000:3b:00): 79, pid=$$, name=python, GPU has fallen off the bus."
+            wrap = ("printf \"MESSAGE=%s\\nSYSLOG_IDENTIFIER=kernel\\nPRIORITY=3\\n\" | logger --journald; "
+                    "echo \"%s\" | systemd-cat -t kernel -p err; sleep 1; "
+                    "echo RuntimeError: my own bug >&2; exit 1") % (xid, xid)
+            jid = job_id(as_user("sbatch --parsable -o /dev/null --gpualert=alice@example.org --wrap '%s'" % wrap,
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid), ("FAILED", "1:0"))
+            msgs = messages_for(jid)
+            self.assertEqual(len(msgs), 1)
+            journal = sh(["journalctl", "--no-pager", "-q", "-g", "Xid .*79"], check=False).stdout.decode()
+            self.assertIn("fallen off the bus", journal, "the planted records never reached the journal")
+            self.assertNotEqual(msgs[0]["X-Gpualert-Class"], "gpu_hardware", body(msgs[0])[:2000])
+            self.assertNotEqual(msgs[0]["X-Gpualert-Attribution"], "infra")
+            self.assertNotIn("Xid", body(msgs[0]))
+        finally:
+            if started:
+                started.terminate()
+                started.wait(timeout=10)
+
+    def test_the_helper_gives_its_tools_no_descriptor(self):
+        # The helper finds sacct and scontrol on its own PATH, /usr/local/bin first: a
+        # shim there records what a tool inherits from the helper, then runs the real one.
+        shims = {}
+        record = tempfile.mkdtemp(prefix="ga-fds-")
+        os.chmod(record, 0o755)
+        try:
+            for tool in ("sacct", "scontrol"):
+                path = "/usr/local/bin/" + tool
+                if os.path.exists(path):
+                    self.skipTest("%s exists already" % path)
+                with open(path, "w") as f:
+                    f.write(SHIM % (PYTHON, record, tool, tool))
+                os.chmod(path, 0o755)
+                shims[tool] = path
+            jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'exit 2'",
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid), ("FAILED", "2:0"))
+            self.assertEqual(len(messages_for(jid)), 1)
+            seen = sorted(os.listdir(record))
+            self.assertTrue(any(n.startswith("sacct.") for n in seen), "the shim never ran: %r" % seen)
+            for n in seen:
+                with open(os.path.join(record, n)) as f:
+                    extra = [line for line in f.read().splitlines() if line.split(" ")[0] not in ("0", "1", "2")]
+                self.assertEqual(extra, [], "%s inherited descriptors from the helper" % n)
+        finally:
+            for path in shims.values():
+                os.unlink(path)
+            shutil.rmtree(record, ignore_errors=True)
 
     def test_a_flood_costs_only_its_own_job(self):
         # 60 MB of output, then the line that matters; then the task makes its own
