@@ -1,9 +1,11 @@
 #include "job_logs.hpp"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -68,11 +70,51 @@ std::vector<spool::StepRecord> read_records(const spool::DirFd& dir, std::uint32
   return out;
 }
 
+// The capture's own notes written after the program's first output (what the
+// tee left out, a full spool), found through the streams index; the notes at
+// the start (a terminal, one file for both streams) only describe the capture.
+std::vector<std::string> capture_notes(int dir, const spool::TaskRecord& t) {
+  std::vector<std::string> out;
+  if (t.streams.empty()) return out;
+  const int idx = ::openat(dir, t.streams.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (idx < 0) return out;
+  std::string index(1 << 20, '\0');
+  const ssize_t n = ::read(idx, index.data(), index.size());
+  ::close(idx);
+  if (n <= 0) return out;
+  index.resize(static_cast<std::size_t>(n));
+  const int log = ::openat(dir, t.log.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (log < 0) return out;
+  std::istringstream lines(index);
+  std::string line;
+  bool program_spoke = false;
+  while (std::getline(lines, line) && out.size() < 8) {
+    char tag = 0;
+    unsigned long long start = 0, len = 0;
+    if (std::sscanf(line.c_str(), "%c %llu %llu", &tag, &start, &len) != 3) continue;
+    if (tag != 'g') {
+      program_spoke = true;
+      continue;
+    }
+    if (!program_spoke || len == 0 || len > 4096) continue;
+    std::string text(static_cast<std::size_t>(len), '\0');
+    if (::pread(log, text.data(), text.size(), static_cast<off_t>(start)) != static_cast<ssize_t>(len)) continue;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    out.push_back(t.log + ": " + text);
+  }
+  ::close(log);
+  return out;
+}
+
 // Runs as the job's user: every task log into OUT, each capped, the job capped.
 // Answers "<bytes written>\n" then one problem per line.
 std::string combine_task_logs(const JobLogs& r, int fallback_dir, int out, const LogLimits& limits) {
-  std::uint64_t written = 0;
+  std::uint64_t written = 0, tasks = 0;
   std::string problems;
+  for (const auto& s : r.steps) tasks += s.tasks.size();
+  // Each task gets its share of the job's bytes, head and tail alike.
+  const std::uint64_t share = tasks ? limits.job_bytes / tasks / 2 : limits.job_bytes;
+  const std::uint64_t head = std::min(limits.task_head, share), tail = std::min(limits.task_tail, share);
   for (const auto& s : r.steps) {
     for (const auto& t : s.tasks) {
       // Worded so that no progress parser mistakes it for a training step.
@@ -89,8 +131,9 @@ std::string combine_task_logs(const JobLogs& r, int fallback_dir, int out, const
         problems += t.log + " is missing or not readable by the job's user\n";
         continue;
       }
-      const CopyResult c = copy_capped(in, out, limits.task_head, limits.task_tail);
+      const CopyResult c = copy_capped(in, out, head, tail);
       ::close(in);
+      for (const auto& note : capture_notes(r.dir_for(s.job, fallback_dir), t)) problems += note + "\n";
       written += c.written;
       if (!c.ok) problems += t.log + ": not fully copied (not a regular file, or the spool is full)\n";
       if (c.skipped || c.holes)
@@ -107,6 +150,16 @@ std::string combine_task_logs(const JobLogs& r, int fallback_dir, int out, const
 std::vector<spool::StepRecord> read_step_records(const spool::DirFd& dir, std::uint32_t uid,
                                                  std::vector<std::string>& problems) {
   return read_records(dir, uid, problems);
+}
+
+LogLimits limits_for_space(int dirfd, std::uint64_t reserve) {
+  LogLimits l;
+  struct statvfs v {};
+  if (::fstatvfs(dirfd, &v) != 0) return l;
+  const std::uint64_t free = static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+  const std::uint64_t room = free > reserve ? free - reserve : 0;
+  l.job_bytes = std::clamp<std::uint64_t>(room, 1ULL << 20, l.job_bytes);
+  return l;
 }
 
 JobLogs collect_job_logs(const spool::DirFd& dir, const std::filesystem::path& dir_path,

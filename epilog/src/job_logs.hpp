@@ -43,6 +43,11 @@ struct LogLimits {
   std::uint64_t task_head = 8ULL << 20, task_tail = 8ULL << 20, job_bytes = 64ULL << 20;
 };
 
+// The limits when the spool's file system (seen through DIRFD) has little room:
+// the combined log never takes the last RESERVE bytes (the outbox's) beyond a
+// 1 MiB minimum.
+LogLimits limits_for_space(int dirfd, std::uint64_t reserve);
+
 // The combined log is created in JOB_DIR for the job's user (UID:GID, 0600) and
 // filled by a child that has become that user: root never reads the task logs.
 // MORE_DIRS: the directories of a heterogeneous job's other components, whose

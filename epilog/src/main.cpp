@@ -214,15 +214,18 @@ int main(int argc, char** argv) {
         if (auto d = spool::open_job_dir(*spool, c, env->uid, false, why)) component_dirs.push_back(std::move(*d));
     std::vector<const spool::DirFd*> more_dirs;
     for (const auto& d : component_dirs) more_dirs.push_back(&d);
-    JobLogs logs;
-    const auto report_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(report_job);
-    if (dir) logs = collect_job_logs(*dir, report_path, nodes, std::chrono::seconds(node_wait), env->restart_count,
-                                   env->uid, env->gid, {}, more_dirs);
-    for (const auto& p : logs.problems) note(p);
-
     config::Loader loader;
     loader.apply_value("outbox", (std::filesystem::path(spool_path) / "outbox").string(), "default");
     if (!conf.empty()) loader.apply_file(conf);
+    // The spool is shared by every job on the node: keep room for one whole message.
+    const std::uint64_t reserve = loader.settings().outbox_reserve ? loader.settings().outbox_reserve
+                                                                   : loader.settings().attach_budget + (2ULL << 20);
+    JobLogs logs;
+    const auto report_path = std::filesystem::path(spool_path) / "jobs" / std::to_string(report_job);
+    if (dir) logs = collect_job_logs(*dir, report_path, nodes, std::chrono::seconds(node_wait), env->restart_count,
+                                   env->uid, env->gid, limits_for_space(dir->get(), reserve), more_dirs);
+    for (const auto& p : logs.problems) note(p);
+
     std::vector<std::string> recipients;
     if (!to.empty()) config::parse_address_list(to, recipients, why);
     // srun --gpualert=... inside the script: the steps that asked name theirs (the
@@ -237,8 +240,7 @@ int main(int argc, char** argv) {
         recipients = ctl.mail_user;
     }
     config::Settings settings = loader.settings();
-    // The spool is shared by every job on the node: keep room for one whole message.
-    if (settings.outbox_reserve == 0) settings.outbox_reserve = settings.attach_budget + (2ULL << 20);
+    settings.outbox_reserve = reserve;
     if (!recipients.empty()) settings.to = recipients;
     else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
     for (const auto& p : loader.problems()) note("config: " + p.text());

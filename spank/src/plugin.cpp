@@ -12,9 +12,12 @@ extern const unsigned int spank_plugin_version;
 SPANK_PLUGIN(gpualert, 1)
 }
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +41,7 @@ using gpualert::spank::PluginArgs;
 PluginArgs g_args;
 OptionValue g_option;      // what --gpualert said in this process's context
 int g_log_fd = -1;         // task child: opened as root, used by task_init
+std::uint64_t g_head = 0, g_tail = 0;  // this task's share of the job's log budget
 int g_streams_fd = -1;
 std::string g_started;
 std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
@@ -137,6 +141,24 @@ bool item(spank_t sp, spank_item_t what, T* out) {
   return spank_get_item(sp, what, out) == ESPANK_SUCCESS;
 }
 
+// What this task's log may keep: the job's budget on this node (log_job=) less
+// what its earlier steps already hold, shared by the step's tasks here; never
+// more than log_head= / log_tail=, never less than 64 KiB each.
+void set_task_share(spank_t sp, const gpualert::spool::DirFd& dir) {
+  std::uint64_t used = 0;
+  for (const auto& n : gpualert::spool::list_names(dir.get())) {
+    struct stat st {};
+    if (::fstatat(dir.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      used += static_cast<std::uint64_t>(st.st_blocks) * 512;
+  }
+  uint32_t tasks = 1;
+  if (!item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) || tasks == 0) tasks = 1;
+  const std::uint64_t left = g_args.log_job > used ? g_args.log_job - used : 0;
+  const std::uint64_t half = left / tasks / 2, floor = 64 << 10;
+  g_head = std::max(floor, std::min(g_args.log_head, half));
+  g_tail = std::max(floor, std::min(g_args.log_tail, half));
+}
+
 // task_init_privileged: as root, in the task's own process, before the user's
 // program exists. Creates the task's log so that even an exec failure is kept.
 void open_task_log(spank_t sp) {
@@ -161,6 +183,7 @@ void open_task_log(spank_t sp) {
     gpualert::spool::admin_log(*spool, "job directory for " + std::to_string(job) + " unusable: " + why);
     return;
   }
+  set_task_share(sp, *dir);
   const std::string name =
       gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, ::getppid());
   std::string used;
@@ -262,7 +285,7 @@ int slurm_spank_task_init(spank_t, int, char**) {
     if (g_log_fd < 0) return;
     const int log = g_log_fd, streams = g_streams_fd;
     g_log_fd = g_streams_fd = -1;
-    if (!gpualert::spank::start_task_tee(log, streams, g_args.log_head, g_args.log_tail))
+    if (!gpualert::spank::start_task_tee(log, streams, g_head, g_tail, g_args.spool_floor))
       problem(std::string("could not start the output tee (") + std::strerror(errno) + "); output is not captured");
   });
 }

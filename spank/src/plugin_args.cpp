@@ -51,17 +51,17 @@ PluginArgs parse_plugin_args(int argc, char** argv) {
       (key == "spool" ? a.spool : key == "conf" ? a.conf : a.helper) = val;
     } else if (key == "allow_to") {
       a.recipients.allow = config::split_patterns(val);
-    } else if (key == "max_to" || key == "log_head" || key == "log_tail") {
+    } else if (key == "max_to" || key == "log_head" || key == "log_tail" || key == "log_job" || key == "spool_floor") {
       const auto n = number(val);
       if (!n || (key == "max_to" && *n > 100)) {
         a.errors.push_back(key + " must be a number" + (key == "max_to" ? " up to 100" : "") + ", got '" + val + "'");
         continue;
       }
       if (key == "max_to") a.recipients.max = static_cast<unsigned>(*n);
-      else (key == "log_head" ? a.log_head : a.log_tail) = *n;
+      else (key == "log_head" ? a.log_head : key == "log_tail" ? a.log_tail : key == "log_job" ? a.log_job : a.spool_floor) = *n;
     } else {
       a.errors.push_back("unknown argument '" + arg +
-                         "' (known: default=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=)");
+                         "' (known: default=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=, log_job=, spool_floor=)");
     }
   }
   return a;

@@ -17,6 +17,8 @@ struct PluginArgs {
   config::RecipientPolicy recipients;                   // allow_to=PATTERN[,PATTERN...] max_to=N
   std::uint64_t log_head = 8ULL << 20;          // log_head=BYTES, log_tail=BYTES: what one task's log keeps
   std::uint64_t log_tail = 8ULL << 20;
+  std::uint64_t log_job = 64ULL << 20;          // log_job=BYTES: all of one job's logs on one node
+  std::uint64_t spool_floor = 0;                // spool_floor=BYTES: free space a log leaves to others (0: auto)
   std::vector<std::string> errors;              // unknown keys, bad values: logged, never fatal
 };
 

@@ -6,10 +6,12 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -107,11 +109,26 @@ void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>&
   }
 }
 
+// The free space of the spool's file system, as the log's descriptor sees it.
+SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
+  SpaceGuard g;
+  struct statvfs v {};
+  if (::fstatvfs(log_fd, &v) != 0) return g;  // unknown: no guard
+  const std::uint64_t size = static_cast<std::uint64_t>(v.f_blocks) * v.f_frsize;
+  g.floor = floor ? floor : std::min<std::uint64_t>(64ULL << 20, size / 4);
+  g.free_bytes = [log_fd] {
+    struct statvfs now {};
+    if (::fstatvfs(log_fd, &now) != 0) return ~std::uint64_t{0};
+    return static_cast<std::uint64_t>(now.f_bavail) * now.f_frsize;
+  };
+  return g;
+}
+
 // The tee itself: a grandchild of the task in its own session, so the user's
 // program can neither reap it (it is not its child) nor signal it with its
 // process group. It ends at EOF on every pipe or when slurmstepd exits.
 [[noreturn]] void run_tee(Stream* s, int n, int stepd, int log_fd, int streams_fd, std::uint64_t head,
-                          std::uint64_t tail, const std::vector<std::string>& first_notes) {
+                          std::uint64_t tail, std::uint64_t floor, const std::vector<std::string>& first_notes) {
   // SIGTERM/SIGINT/SIGHUP go to the whole step at cancel time; the tee must
   // outlive the task long enough to forward its last bytes (EOF ends it; a
   // step-end SIGKILL still can, and then the log holds the head only).
@@ -137,7 +154,7 @@ void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>&
     runner::LogWriter log(log_fd, streams_fd);
     for (const auto& note : first_notes) log.append(StreamTag::Gpualert, note);
     std::vector<std::string> notes;
-    CappedLog capped(log, head, tail);
+    CappedLog capped(log, head, tail, spool_guard(log_fd, floor));
     copy(s, n, stepd, capped, notes);
     capped.finish();
     for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
@@ -185,7 +202,8 @@ bool one_destination(int a, int b) {
   return (::fcntl(a, F_GETFL) & O_APPEND) && (::fcntl(b, F_GETFL) & O_APPEND);
 }
 
-bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes) {
+bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes,
+                    std::uint64_t spool_floor) {
   const bool tty[2] = {::isatty(STDOUT_FILENO) == 1, ::isatty(STDERR_FILENO) == 1};
   std::vector<std::string> notes;
   const char* names[2] = {"stdout", "stderr"};
@@ -232,7 +250,7 @@ bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::u
     const pid_t tee = ::fork();
     if (tee != 0) ::_exit(tee < 0 ? 1 : 0);  // the middle process only detaches the tee
     close_all({wr[0], wr[1]});
-    run_tee(s, n, stepd, log_fd, streams_fd, head_bytes, tail_bytes, notes);
+    run_tee(s, n, stepd, log_fd, streams_fd, head_bytes, tail_bytes, spool_floor, notes);
   }
   const int fork_errno = errno;
   int st = 0;

@@ -16,8 +16,11 @@ inline constexpr std::uint64_t kDefaultLogTailBytes = 8u << 20;
 // A terminal on fd 1 or 2 is left as it is (not captured, noted in the log);
 // when 1 and 2 are one open file they go through one pipe, so order is kept.
 // On any failure the task's stdio is left untouched. Returns false with errno.
+// SPOOL_FLOOR: free space in the spool that the log leaves to other jobs once it
+// has its first 256 KiB (see SpaceGuard); 0 = a quarter of the spool's file
+// system, at most 64 MiB.
 bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes = kDefaultLogHeadBytes,
-                    std::uint64_t tail_bytes = kDefaultLogTailBytes);
+                    std::uint64_t tail_bytes = kDefaultLogTailBytes, std::uint64_t spool_floor = 0);
 
 // True when A and B are the same open file description (as after dup or 2>&1).
 // Uses kcmp; without it (or with TRY_KCMP false, for tests) falls back to

@@ -286,6 +286,39 @@ class NoUserTouchesAnother(unittest.TestCase):
             self.assertIn("FAILED", msgs[0]["Subject"], name)
             self.assertNotIn("user: root", body(msgs[0]), name)
 
+    def test_one_users_flood_of_a_small_spool_leaves_the_next_job_its_log_and_mail(self):
+        # The spool on a 40 MB tmpfs (as in the issue): bob's three jobs print 60 MB
+        # each, more than the spool holds; alice's job afterwards still gets her log
+        # and her message, and bob his, each saying what was left out.
+        sh(["mount", "-t", "tmpfs", "-o", "size=40m,mode=0755", "tmpfs", SPOOL])
+        try:
+            flood = ("yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz | head -c 60M; "
+                     "echo; echo ValueError: bob flooded the spool; exit 1")
+            bobs = [job_id(as_other("sbatch --parsable -o /dev/null --gpualert=bob@example.org --wrap '%s'" % flood,
+                                    check=True).stdout.decode()) for _ in range(3)]
+            for jid in bobs:
+                sacct(jid)
+            jid = job_id(as_user("sbatch --parsable -o /dev/null --gpualert=alice@example.org --wrap "
+                                 "'echo step 1 loss 2.5; echo ModuleNotFoundError: No module named alice_pkg >&2; exit 1'",
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid), ("FAILED", "1:0"))
+            msgs = messages_for(jid)
+            self.assertEqual(len(msgs), 1, "alice got no message after bob filled the spool")
+            self.assertEqual(msgs[0]["X-Gpualert-Class"], "missing_module", body(msgs[0])[:2000])
+            self.assertIn("alice_pkg", body(msgs[0]))
+            for b in bobs:
+                bm = messages_for(b, wait=60)
+                self.assertEqual(len(bm), 1, "bob's job %d got no message" % b)
+                text = body(bm[0])
+                self.assertTrue("were not kept" in text or "over the cap" in text,
+                                "bob's message does not say what was left out: %s" % text[-1500:])
+                self.assertTrue("bob flooded the spool" in text, "bob's own last line is lost: %s" % text[-1500:])
+            df = os.statvfs(SPOOL)
+            print("\n  40 MB spool after 3 x 60 MB from bob and alice's job: %.1f MB free" %
+                  (df.f_bavail * df.f_frsize / 1e6), flush=True)
+        finally:
+            sh(["umount", "-l", SPOOL], check=False)
+
     def test_an_output_file_slurm_cannot_open_is_named_not_called_a_signal(self):
         # slurmstepd reports its own launch error as "signal 53": the message must say why.
         for out, cls, words in (("/etc/shadow", "permission", "/etc/shadow cannot be opened for writing"),

@@ -80,3 +80,62 @@ TEST(CappedLog, OneChunkLargerThanTheTailAndZeroCaps) {
   auto [none, idx0] = capture(0, 0, [](CappedLog& c) { c.append(StreamTag::Err, "abc"); });
   EXPECT_EQ(none, marker(3, 0, 0));
 }
+
+TEST(CappedLog, ANearlyFullSpoolStopsTheHeadAfterTheGuaranteedBytes) {
+  std::uint64_t free_space = 10'000;  // what the spool has left; the log uses it up
+  std::uint64_t asked = 0;
+  const int log = ::memfd_create("log", 0), idx = ::memfd_create("idx", 0);
+  {
+    LogWriter w(::dup(log), ::dup(idx));
+    gpualert::spank::SpaceGuard g;
+    g.floor = 6'000;
+    g.guaranteed = 1'000;
+    g.check_every = 500;
+    g.free_bytes = [&] {
+      ++asked;
+      return free_space;
+    };
+    CappedLog c(w, 100'000, 2'000, g);
+    for (int i = 0; i < 200; ++i) {
+      c.append(StreamTag::Out, std::string(99, static_cast<char>('a' + i % 26)) + "\n");
+      free_space = 10'000 - std::min<std::uint64_t>(10'000, static_cast<std::uint64_t>(::lseek(log, 0, SEEK_END)));
+    }
+    c.finish();
+    w.finish();
+    EXPECT_TRUE(c.spool_was_full());
+  }
+  const std::string text = read_all(log);
+  // The head stopped near the floor (4,000 bytes of room, checked every 500),
+  // the tail was cut to the guaranteed 1,000 bytes, and the log says why.
+  EXPECT_LT(text.size(), 6'500u);
+  EXPECT_GE(text.size(), 4'000u);
+  EXPECT_NE(text.find("the spool is nearly full"), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 100), std::string(99, static_cast<char>('a' + 199 % 26)) + "\n");  // the very end is kept
+  EXPECT_LT(asked, 20u);  // asked once per CHECK_EVERY bytes, not per write
+  ::close(log);
+  ::close(idx);
+}
+
+TEST(CappedLog, WithRoomTheGuardChangesNothing) {
+  const int log = ::memfd_create("log", 0), idx = ::memfd_create("idx", 0);
+  {
+    LogWriter w(::dup(log), ::dup(idx));
+    gpualert::spank::SpaceGuard g;
+    g.floor = 1'000;
+    g.guaranteed = 10;
+    g.check_every = 10;
+    g.free_bytes = [] { return std::uint64_t{1} << 40; };
+    CappedLog c(w, 100'000, 2'000, g);
+    for (int i = 0; i < 100; ++i) c.append(StreamTag::Out, "line\n");
+    c.finish();
+    w.finish();
+    EXPECT_FALSE(c.spool_was_full());
+  }
+  EXPECT_EQ(read_all(log), [] {
+    std::string s;
+    for (int i = 0; i < 100; ++i) s += "line\n";
+    return s;
+  }());
+  ::close(log);
+  ::close(idx);
+}

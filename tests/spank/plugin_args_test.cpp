@@ -25,9 +25,12 @@ TEST(PluginArgs, UnknownKeysAndBadValuesAreReportedNotFatal) {
 }
 
 TEST(PluginArgs, RecipientRuleAndLogCaps) {
-  const char* argv[] = {"allow_to=*@example.org,*@*.example.org", "max_to=2", "log_head=1M"};
-  const auto a = parse_plugin_args(3, const_cast<char**>(argv));
+  const char* argv[] = {"allow_to=*@example.org,*@*.example.org", "max_to=2", "log_head=1M", "log_job=32M",
+                        "spool_floor=16M"};
+  const auto a = parse_plugin_args(5, const_cast<char**>(argv));
   EXPECT_TRUE(a.errors.empty());
+  EXPECT_EQ(a.log_job, 32u << 20);
+  EXPECT_EQ(a.spool_floor, 16u << 20);
   EXPECT_EQ(a.recipients.allow, (std::vector<std::string>{"*@example.org", "*@*.example.org"}));
   EXPECT_EQ(a.recipients.max, 2u);
   EXPECT_EQ(a.log_head, 1u << 20);
