@@ -76,7 +76,7 @@ void run_command(const RunOptions& o) {
 
   runner::WrapResult res;
   try {
-    res = runner::run_wrapped(o.command, log.get(), relay);
+    res = runner::run_wrapped(o.command, log.get(), relay, o.pty);
   } catch (const std::exception& e) {
     // Pipes or fork failed before the command ran: say so, as a shell would.
     warn(std::string("could not start the command: ") + e.what());

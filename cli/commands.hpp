@@ -17,6 +17,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> run_dir;
   FlagSettings flags;
   bool quiet = false;
+  bool pty = true;  // a terminal stays a terminal for the command (--no-pty: pipes)
 };
 [[noreturn]] void run_command(const RunOptions& o);
 

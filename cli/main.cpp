@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   r->add_option("--artifact", artifacts, "attach files matching GLOB (relative to the working directory)")
       ->allow_extra_args(false);
   r->add_flag("--quiet,-q", run.quiet, "no summary on stderr");
+  r->add_flag("!--no-pty", run.pty,
+              "give the command pipes even where its stdout or stderr is a terminal (by default a pty keeps it a terminal)");
   add_setting_flags(r, run.flags);
 
   ClassifyOptions cls;

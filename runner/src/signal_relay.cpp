@@ -26,7 +26,7 @@ void on_signal(int signo, siginfo_t* info, void*) {
 }  // namespace
 
 const std::vector<int>& SignalRelay::relayed() {
-  static const std::vector<int> sigs = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
+  static const std::vector<int> sigs = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGWINCH};
   return sigs;
 }
 

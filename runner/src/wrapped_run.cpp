@@ -12,8 +12,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "gpualert/common/wait_status.hpp"
+#include "gpualert/runner/child_output.hpp"
 #include "gpualert/runner/tee.hpp"
 
 namespace gpualert::runner {
@@ -26,8 +28,6 @@ struct ExecReport {
 
 void make_pipe(int p[2]) {
   if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
-  // Bigger pipes mean fewer wake-ups for a fast writer; failure is harmless.
-  ::fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
 }
 
 // Is NAME an existing file, directly or on $PATH? Runs in the child after a
@@ -49,12 +49,9 @@ bool command_exists(const char* name) {
   return false;
 }
 
-[[noreturn]] void exec_child(char* const* argv, int out_w, int err_w, int report_w, const SignalRelay& relay) {
+[[noreturn]] void exec_child(char* const* argv, const ChildOutput* out, int report_w, const SignalRelay& relay) {
   relay.restore_in_child();
-  if (out_w >= 0) {
-    ::dup2(out_w, STDOUT_FILENO);
-    ::dup2(err_w, STDERR_FILENO);
-  }
+  if (out) out->attach_in_child();
   ::execvp(argv[0], argv);
   ExecReport rep;
   rep.err = errno;
@@ -77,27 +74,25 @@ long long since_ms(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, SignalRelay& relay) {
+WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, SignalRelay& relay, bool pty) {
   WrapResult r;
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
-  int outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
-  if (log) {
-    make_pipe(outp);
-    make_pipe(errp);
-  }
+  std::optional<ChildOutput> out;
+  if (log) out.emplace(pty);
+  int rep[2] = {-1, -1};
   make_pipe(rep);
 
   r.started = std::chrono::system_clock::now();
   const auto t0 = std::chrono::steady_clock::now();
   r.pid = ::fork();
   if (r.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (r.pid == 0) exec_child(argv.data(), outp[1], errp[1], rep[0] >= 0 ? rep[1] : -1, relay);
+  if (r.pid == 0) exec_child(argv.data(), out ? &*out : nullptr, rep[1], relay);
 
-  for (int fd : {outp[1], errp[1], rep[1]})
-    if (fd >= 0) ::close(fd);
+  if (out) out->close_child_ends();
+  ::close(rep[1]);
   relay.unblock();
 
   // EOF (close-on-exec) means exec succeeded; a report means it failed.
@@ -132,6 +127,13 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     for (const auto& s : relay.drain()) {
       if (s.signo == SIGCHLD) {
         try_reap();
+      } else if (s.signo == SIGWINCH) {
+        // The terminal was resized: the pty follows, then the program is told
+        // (it already was, by the terminal, possibly before the pty changed).
+        if (!reaped && out && out->any_pty()) {
+          out->follow_window_size();
+          ::kill(r.pid, SIGWINCH);
+        }
       } else if (!reaped && SignalRelay::should_forward(s)) {
         ::kill(r.pid, s.signo);
         r.forwarded.push_back(signal_name(s.signo));
@@ -140,9 +142,13 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
   };
 
   TeeSource src[2];
-  if (log) {
-    src[0] = {outp[0], STDOUT_FILENO, StreamTag::Out, true, false};
-    src[1] = {errp[0], STDERR_FILENO, StreamTag::Err, true, false};
+  if (out) {
+    for (int i = 0; i < out->count(); ++i) {
+      OutputChannel& c = out->channel(i);
+      src[i] = {c.read, c.real, c.tag, true, false};
+      c.read = -1;  // the tee closes it
+    }
+    for (const auto& note : out->notes()) log->append(StreamTag::Gpualert, "gpualert: " + note + "\n");
   }
   std::string buf(256 * 1024, '\0');
   std::chrono::steady_clock::time_point reaped_at{};

@@ -1,7 +1,6 @@
 #include "task_tee.hpp"
 
 #include <fcntl.h>
-#include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "capped_log.hpp"
+#include "gpualert/runner/destination.hpp"
 #include "gpualert/runner/log_writer.hpp"
 #include "gpualert/runner/tee.hpp"
 
@@ -170,38 +170,6 @@ void close_all(std::initializer_list<int> fds) {
 
 }  // namespace
 
-bool same_open_file(int a, int b, bool try_kcmp) {
-  if (try_kcmp) {
-    const long r = ::syscall(SYS_kcmp, ::getpid(), ::getpid(), KCMP_FILE, a, b);
-    if (r >= 0) return r == 0;
-  }
-  // No kcmp (kernel without CONFIG_KCMP, or a seccomp filter saying EPERM): the
-  // same inode with the same flags and offset. Two separate opens can match
-  // too; merging them only changes which of the two equal fds the bytes go through.
-  struct stat sa{}, sb{};
-  if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return false;
-  if (sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino) return false;
-  if (::fcntl(a, F_GETFL) != ::fcntl(b, F_GETFL)) return false;
-  errno = 0;
-  const off_t pa = ::lseek(a, 0, SEEK_CUR);
-  const int ea = errno;
-  errno = 0;
-  const off_t pb = ::lseek(b, 0, SEEK_CUR);
-  return pa == pb && ea == errno;
-}
-
-// Whether writes to A and B land in one ordered sequence: one open file, or
-// one file both opened for appending (slurmstepd opens `-o F` twice that way
-// when no -e is given), or one pipe or socket. Then one pipe must carry both.
-bool one_destination(int a, int b) {
-  if (same_open_file(a, b)) return true;
-  struct stat sa{}, sb{};
-  if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return false;
-  if (sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino) return false;
-  if (!S_ISREG(sa.st_mode)) return true;
-  return (::fcntl(a, F_GETFL) & O_APPEND) && (::fcntl(b, F_GETFL) & O_APPEND);
-}
-
 bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes,
                     std::uint64_t spool_floor) {
   const bool tty[2] = {::isatty(STDOUT_FILENO) == 1, ::isatty(STDERR_FILENO) == 1};
@@ -218,7 +186,7 @@ bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::u
   }
   // One open file behind both fds (-o without -e, 2>&1): one pipe keeps the
   // program's order exactly; two pipes would let the tee interleave them.
-  const bool shared = !tty[0] && !tty[1] && one_destination(STDOUT_FILENO, STDERR_FILENO);
+  const bool shared = !tty[0] && !tty[1] && runner::one_destination(STDOUT_FILENO, STDERR_FILENO);
   if (shared) notes.push_back("[gpualert] stdout and stderr share one file: captured as one stream\n");
 
   Stream s[2];

@@ -22,13 +22,4 @@ inline constexpr std::uint64_t kDefaultLogTailBytes = 8u << 20;
 bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes = kDefaultLogHeadBytes,
                     std::uint64_t tail_bytes = kDefaultLogTailBytes, std::uint64_t spool_floor = 0);
 
-// True when A and B are the same open file description (as after dup or 2>&1).
-// Uses kcmp; without it (or with TRY_KCMP false, for tests) falls back to
-// comparing inode, status flags and offset. Exposed for tests.
-bool same_open_file(int a, int b, bool try_kcmp = true);
-
-// True when writes to A and B form one ordered sequence: the same open file,
-// the same file opened twice for appending, or the same pipe or socket.
-bool one_destination(int a, int b);
-
 }  // namespace gpualert::spank

@@ -1,6 +1,7 @@
 // Runs start_task_tee in real forked "task" processes, the way slurmstepd's
 // task calls it before exec, and checks the user's files and the log.
 #include "task_tee.hpp"
+#include "gpualert/runner/destination.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,8 +25,8 @@
 #include "log_index.hpp"
 
 namespace fs = std::filesystem;
-using gpualert::spank::same_open_file;
-using gpualert::spank::one_destination;
+using gpualert::runner::same_open_file;
+using gpualert::runner::one_destination;
 using gpualert::spank::start_task_tee;
 using gpualert::spank::test::split_by_index;
 

@@ -25,6 +25,8 @@ struct WrapResult {
 
 // With LOG == nullptr the child inherits our stdout/stderr directly (no capture).
 // RELAY must have been constructed and installed; it is unblocked inside.
-WrapResult run_wrapped(const std::vector<std::string>& argv, LogWriter* log, SignalRelay& relay);
+// PTY: a stream that leads to a terminal reaches the program through a pty, so
+// it still sees a terminal (see ChildOutput).
+WrapResult run_wrapped(const std::vector<std::string>& argv, LogWriter* log, SignalRelay& relay, bool pty = true);
 
 }  // namespace gpualert::runner
