@@ -340,6 +340,14 @@ void read_journal(Clock::time_point from, Clock::time_point to, const EventSourc
     auto e = parse_event_text(msg);
     if (!e) continue;
     e->time = Clock::time_point(std::chrono::microseconds(us));
+    // journald stamps a record when it reads it; one that starts (or restarts) late
+    // imports the whole ring buffer with fresh stamps. The kernel's own time, kept in
+    // _SOURCE_MONOTONIC_TIMESTAMP, says when it really happened.
+    const std::string mono = field(j, "_SOURCE_MONOTONIC_TIMESTAMP");
+    if (!mono.empty() && mono.size() < 20 && mono.find_first_not_of("0123456789") == std::string::npos) {
+      e->time = kmsg_zero() + std::chrono::microseconds(std::stoll(mono));
+      if (e->time < from || e->time > to) continue;
+    }
     const std::string ident = field(j, "SYSLOG_IDENTIFIER");
     e->source = "journal" + (ident.empty() ? std::string() : ":" + ident);
     rep.events.push_back(std::move(*e));

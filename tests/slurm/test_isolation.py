@@ -334,7 +334,12 @@ class NoUserTouchesAnother(unittest.TestCase):
 
     def test_a_kernel_record_planted_from_userspace_is_not_evidence(self):
         # With a journal running, the job writes an Xid "from the kernel" through syslog
-        # and the journal's own protocol; only the kernel transport counts.
+        # and the journal's own protocol; only the kernel transport counts. A real kernel
+        # record from before the job (a journald started later stamps it as new) is old news.
+        with open("/dev/kmsg", "w") as k:
+            k.write("NVRM: Xid (PCI:0000:3b:00): 79, pid=4243, name=python, GPU has fallen off the bus. "
+                    "(written by a test, before the job)\n")
+        time.sleep(7)  # outside the 5 s the decider allows before a run's start
         started = None
         if sh("pgrep -x systemd-journal", check=False).returncode != 0:
             os.makedirs("/run/systemd/journal", exist_ok=True)

@@ -369,8 +369,12 @@ class PluginOnRealSlurm(unittest.TestCase):
     def test_99z_heterogeneous_job_one_message(self):
         # Two components (one per node: Slurm does not put them on one node), a step
         # across both and a step in the second only: one message, every component's log.
+        env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=state["plug"], NODES="2")
+        up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)  # quick when up already
+        if up.returncode != 0:
+            self.fail("two-node bring-up failed: %s" % up.stderr.decode()[-2000:])
         script = job_script("het.sh", "#!/bin/sh\n#SBATCH -n1\n#SBATCH hetjob\n#SBATCH -n1\n"
-                            "srun --het-group=0,1 sh -c 'echo part $SLURM_HET_JOB_ID on $(hostname); exit 2'\n"
+                            "srun --het-group=0,1 sh -c 'echo part of the job on $(hostname); exit 2'\n"
                             "srun --het-group=1 sh -c 'echo RuntimeError: only in component 1; exit 3'\nexit 4\n")
         jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org %s" % script, check=True).stdout.decode())
         self.assertEqual(sacct(jid), ("FAILED", "4:0"))
@@ -379,8 +383,9 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertEqual(messages_for(jid + 1, want=0, wait=1), [], "the second component was notified on its own")
         log = "".join(p.get_payload(decode=True).decode(errors="replace") for p in msgs[0].walk()
                       if p.get_filename() == "output.log")
-        self.assertIn("part %d on vm2" % jid, log)
-        self.assertIn("only in component 1", log)
+        # The second component's own task logs (its directory), not only what srun relayed.
+        self.assertIn("srun #0, node vm2, task 0 <==\npart of the job on vm2", log)
+        self.assertIn("srun #1, node vm2, task 0 <==\nRuntimeError: only in component 1", log)
 
 
 if __name__ == "__main__":
