@@ -34,6 +34,7 @@
 #include "job_facts.hpp"
 #include "job_logs.hpp"
 #include "launch_failure.hpp"
+#include "notification_claim.hpp"
 #include "node_events.hpp"
 #include "output_silence.hpp"
 #include "gpualert/common/run_program.hpp"
@@ -74,41 +75,6 @@ std::vector<std::string> expand_nodelist(const std::string& list) {
   }
   if (nodes.empty()) nodes.push_back(list);  // a single plain name
   return nodes;
-}
-
-// Exactly one message per job run, even if the epilog runs twice on this node.
-// The marker holds the run's start time: one left by another job under a reused
-// id (another start) does not silence this one.
-bool claim_notification(const spool::DirFd& dir, int restart_count, const std::string& run_start) {
-  const std::string name = "notified." + std::to_string(restart_count);
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const int fd = ::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      const std::string text = run_start + "\n";
-      const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-      ::close(fd);
-      return ok;
-    }
-    std::string why;
-    const auto held = spool::read_at(dir, name, 256, why);
-    if (!held || *held == run_start + "\n" || run_start.empty()) return false;
-    note("a stale " + name + " (run start " + held->substr(0, held->find('\n')) + ") was replaced");
-    ::unlinkat(dir.get(), name.c_str(), 0);
-  }
-  return false;
-}
-
-// A heterogeneous job's component waits a while for its leader's helper to
-// claim the message (a shared spool shows it); true once it has.
-bool leader_reports(const spool::DirFd& leader_dir, int restart_count, std::chrono::seconds wait) {
-  const std::string name = "notified." + std::to_string(restart_count);
-  const auto deadline = std::chrono::steady_clock::now() + wait;
-  for (;;) {
-    struct stat st {};
-    if (::fstatat(leader_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
 }
 
 }  // namespace
@@ -201,7 +167,10 @@ int main(int argc, char** argv) {
     }
     // Claimed only now: the helper of a run that was requeued must not take the
     // marker its job's last run needs (both see the same restart count).
-    if (dir && !claim_notification(*dir, env->restart_count, acct.start)) {
+    std::string stale;
+    const bool claimed = !dir || claim_notification(*dir, env->restart_count, acct.start, stale);
+    if (!stale.empty()) note(stale);
+    if (!claimed) {
       note("this job run was already notified");
       return 0;
     }
