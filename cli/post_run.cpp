@@ -34,8 +34,10 @@ classify::Classifier load_classifier(const config::Settings& s, std::vector<std:
   }
 }
 
-classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& problems) {
+classify::Verdict diagnose(const PostRunInput& in, std::chrono::steady_clock::time_point read_by,
+                           std::vector<std::string>& problems) {
   classify::RunStatus status;
+  status.read_deadline = read_by;
   if (in.facts.wait_status) status.exit_code = signed_exit_code(*in.facts.wait_status);
   status.exec_failed = in.facts.exec_failed;
   if (in.child_pid > 0) status.pids.push_back(in.child_pid);
@@ -51,6 +53,12 @@ classify::Verdict diagnose(const PostRunInput& in, std::vector<std::string>& pro
 }  // namespace
 
 int post_run(const PostRunInput& in) {
+  // The order keeps the message safe from everything optional: the verdict (a log
+  // too big for the time is read in part), then the message stored, then the
+  // attachments with the time left, then sending.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto read_by = t0 + kWorkAllowance * 2 / 5;
+  const auto attach_by = t0 + kWorkAllowance * 4 / 5;
   report::RunFacts facts = in.facts;
   try {
     if (!in.run_json.empty()) {
@@ -62,7 +70,7 @@ int post_run(const PostRunInput& in) {
     }
     classify::Verdict v;
     try {
-      v = diagnose(in, facts.problems);
+      v = diagnose(in, read_by, facts.problems);
     } catch (const std::exception& e) {
       facts.problems.push_back(std::string("the log could not be classified: ") + e.what());
       classify::RunStatus status;
@@ -85,8 +93,14 @@ int post_run(const PostRunInput& in) {
     mi.tail_lines = in.settings.tail_lines;
     mi.artifacts = arts.files;
     mi.refused = arts.refused;
-    const notify::Message msg = report::build_message(v, facts, mi);
-    const report::Delivery d = report::deliver(msg, in.settings);
+    mi.attach_give_up = attach_by;
+    report::MessageInputs quick = mi;
+    quick.without_attachments = true;
+    const report::Delivery d = report::deliver(report::build_message(v, facts, quick), in.settings,
+                                               [&]() -> std::optional<notify::Message> {
+                                                 if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
+                                                 return report::build_message(v, facts, mi);
+                                               });
     if (!in.quiet) std::cerr << report::summary(v, facts, d.describe(in.settings)) << std::flush;
     return d.stored ? 0 : 1;
   } catch (const std::exception& e) {

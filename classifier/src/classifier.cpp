@@ -56,6 +56,7 @@ Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, cons
   if (st) {
     res.partial = st->partial;
     res.skipped_bytes = st->skipped_bytes;
+    res.gap = st->gap;
   }
   return detail::decide(rules, res, status);
 }
@@ -88,7 +89,7 @@ Verdict Classifier::classify_text(std::string_view text, const RunStatus& status
 
 Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
   Run run(*rules_->impl);
-  const auto st = detail::read_fd(fd, run.splitter);
+  const auto st = detail::read_fd(fd, run.splitter, status.read_deadline);
   return finish(*rules_->impl, run, st.bytes_read, &st, status);
 }
 

@@ -149,6 +149,10 @@ class Decider {
   Verdict run();
 
  private:
+  std::string gap_text() const {
+    return "Only part of the log was read" + (scan_.gap.empty() ? std::string(".") : ": " + scan_.gap + ".") +
+           " Evidence in the part not read was not seen.";
+  }
   const Rule& rule(const Hit& h) const { return rules_.rules[static_cast<std::size_t>(h.rule)]; }
   std::string says(const Hit& h) const;
   // Which task wrote the line: the Slurm helper's section ("srun #0, node n1, task 3")
@@ -830,9 +834,7 @@ Verdict Decider::run() {
     // Both are host-memory failures; a coarse scorer may name either.
   }
   v_.facts = facts;
-  if (scan_.partial)
-    v_.cannot_decide.push_back("The log is larger than 1 GiB: only its head and its tail were read, so evidence in the middle "
-                               "was not seen.");
+  if (scan_.partial) v_.cannot_decide.push_back(gap_text());
   if (scan_.long_lines)
     v_.cannot_decide.push_back(std::to_string(scan_.long_lines) + " over-long line(s) were read only in their first 64 KiB.");
   return std::move(v_);
@@ -1262,8 +1264,7 @@ Verdict Decider::healthy_or_not() {
     break;
   }
   v_.facts = facts;
-  if (scan_.partial)
-    v_.cannot_decide.push_back("The log is larger than 1 GiB: only its head and its tail were read.");
+  if (scan_.partial) v_.cannot_decide.push_back(gap_text());
   if (scan_.long_lines)
     v_.cannot_decide.push_back(std::to_string(scan_.long_lines) + " over-long line(s) were read only in their first 64 KiB.");
   if (v_.cannot_decide.empty()) v_.cannot_decide.push_back("Nothing beyond what the log and the exit status show.");

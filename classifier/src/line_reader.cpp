@@ -1,11 +1,14 @@
 // Streaming input: fixed-size buffers, lines capped, any bytes accepted.
 #include "line_reader.hpp"
 
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -58,6 +61,11 @@ std::size_t read_some(int fd, char* p, std::size_t n) {
   for (;;) {
     const ssize_t r = ::read(fd, p, n);
     if (r >= 0) return static_cast<std::size_t>(r);
+    if (errno == EAGAIN) {  // a non-blocking descriptor: wait for it
+      pollfd pf{fd, POLLIN, 0};
+      ::poll(&pf, 1, -1);
+      continue;
+    }
     if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "read");
   }
 }
@@ -70,16 +78,68 @@ std::size_t pread_some(int fd, char* p, std::size_t n, std::uint64_t off) {
   }
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1 << 19)) >> 20) + " MiB"; }
+
+// Reads sequentially from OFF until UNTIL, EOF or STOP_AT.
+// Returns the new offset.
+std::uint64_t read_span(int fd, std::vector<char>& buf, std::uint64_t off, std::uint64_t until, LineSplitter& splitter,
+                        ReadStats& st, Clock::time_point stop_at) {
+  while (off < until) {
+    if (Clock::now() >= stop_at) break;
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), until - off));
+    const std::size_t n = pread_some(fd, buf.data(), want, off);
+    if (n == 0) break;
+    splitter.feed(std::string_view(buf.data(), n));
+    off += n;
+    st.bytes_read += n;
+  }
+  return off;
+}
+
+// Counts newlines from OFF to UNTIL (or STOP_AT). Returns the offset reached.
+std::uint64_t count_newlines(int fd, std::vector<char>& buf, std::uint64_t off, std::uint64_t until,
+                             std::uint64_t& newlines, Clock::time_point stop_at) {
+  while (off < until) {
+    if (Clock::now() >= stop_at) break;
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), until - off));
+    const std::size_t n = pread_some(fd, buf.data(), want, off);
+    if (n == 0) break;
+    for (const char* p = buf.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(
+                                          buf.data() + n - p)))) != nullptr;
+         ++p)
+      ++newlines;
+    off += n;
+  }
+  return off;
+}
+
 }  // namespace
 
-ReadStats read_fd(int fd, LineSplitter& splitter) {
+ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
   ReadStats st;
   std::vector<char> buf(kChunk);
   struct stat sb {};
   const bool regular = ::fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
   const auto size = regular ? static_cast<std::uint64_t>(sb.st_size) : 0;
-  if (!regular || size <= kPartialThreshold) {
+  const auto t0 = Clock::now();
+
+  if (!regular) {  // a pipe cannot be skipped: read until EOF or the deadline
     for (;;) {
+      if (deadline) {  // wait for data only as long as the deadline allows
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+        pollfd pf{fd, POLLIN, 0};
+        if (left <= 0 || ::poll(&pf, 1, static_cast<int>(std::min<long long>(left, 1 << 30))) == 0) {
+          st.partial = true;
+          st.gap = "reading stopped after " + mib(st.bytes_read) + ": the rest did not arrive within the time allowed";
+          break;
+        }
+      }
       const std::size_t n = read_some(fd, buf.data(), buf.size());
       if (n == 0) break;
       st.bytes_read += n;
@@ -88,53 +148,77 @@ ReadStats read_fd(int fd, LineSplitter& splitter) {
     splitter.finish();
     return st;
   }
-  // Huge file: head, then only count newlines in the middle, then the tail from a line start.
+
+  // The head: from the start, up to kHeadBytes of a huge file, and (with a deadline)
+  // for at most 40 % of the time, so that the end, where a run's error usually is,
+  // still gets read.
+  const bool huge = size > kPartialThreshold;
+  constexpr auto kNever = Clock::time_point::max();
+  const Clock::time_point end_by = deadline.value_or(kNever);
+  const Clock::time_point head_stop = deadline ? t0 + (end_by - t0) * 2 / 5 : kNever;
+  // The first and last MiB are always read, however little time is left.
+  constexpr std::uint64_t kAlways = 1 << 20;
+  std::uint64_t off = read_span(fd, buf, 0, std::min(size, kAlways), splitter, st, kNever);
+  off = read_span(fd, buf, off, huge ? kHeadBytes : size, splitter, st, head_stop);
+  if (off >= size) {
+    splitter.finish();
+    return st;
+  }
+
+  // How much of the end to read: kTailBytes of a huge file; with a deadline, what the
+  // rate so far allows in 60 % of the time left (never less than 1 MiB).
+  std::uint64_t tail = huge ? kTailBytes : size - off;
+  std::string why = huge ? "the log is larger than " + mib(kPartialThreshold) : "";
+  if (deadline) {
+    const auto now = Clock::now();
+    const double rate = static_cast<double>(st.bytes_read) / std::max(1e-3, seconds_between(t0, now));
+    const double left = std::max(0.0, seconds_between(now, end_by));
+    const auto affordable = std::max<std::uint64_t>(kAlways, static_cast<std::uint64_t>(rate * left * 0.6));
+    if (affordable < tail) {
+      tail = affordable;
+      why = "it could not be read within the time allowed";
+    }
+  }
+  const std::uint64_t tail_start = size - std::min(tail, size - off);
+  // The middle: only its newlines are counted (fast), so line numbers stay exact; if
+  // even that runs out of time, the rest is estimated from the lines read so far.
+  std::uint64_t newlines = splitter.lines();
+  const std::uint64_t counted_to =
+      count_newlines(fd, buf, off, tail_start, newlines, deadline ? end_by - (end_by - Clock::now()) / 2 : kNever);
+  bool estimated = false;
+  if (counted_to < tail_start) {
+    // Bytes per line so far (100 when nothing was seen).
+    const double per_line = newlines ? static_cast<double>(counted_to) / static_cast<double>(newlines) : 100.0;
+    newlines += static_cast<std::uint64_t>(static_cast<double>(tail_start - counted_to) / std::max(1.0, per_line));
+    estimated = true;
+  }
+  // The tail starts after the first newline at or after TAIL_START.
+  std::uint64_t at = tail_start;
+  bool at_line_start = tail_start == 0;
+  while (at < size && !at_line_start) {
+    const std::size_t n = pread_some(fd, buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - at)), at);
+    if (n == 0) break;
+    const void* nl = std::memchr(buf.data(), '\n', n);
+    if (!nl) {
+      at += n;
+      continue;
+    }
+    ++newlines;
+    at += static_cast<std::uint64_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+    at_line_start = true;
+  }
   st.partial = true;
-  const std::uint64_t tail_start = size - kTailBytes;
-  std::uint64_t off = 0;
-  while (off < kHeadBytes) {
-    const std::size_t n = pread_some(fd, buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, kHeadBytes - off)), off);
-    if (n == 0) break;
-    splitter.feed(std::string_view(buf.data(), n));
-    off += n;
-    st.bytes_read += n;
-  }
-  std::uint64_t newlines = splitter.lines();  // complete lines so far
-  bool at_line_start = false;
-  while (off < size) {
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, (off < tail_start ? tail_start : size) - off));
-    const std::size_t n = pread_some(fd, buf.data(), want, off);
-    if (n == 0) break;
-    const char* p = buf.data();
-    const char* end = p + n;
-    if (off >= tail_start) {
-      // First newline at or after tail_start: the tail begins after it.
-      const void* nl = std::memchr(p, '\n', n);
-      if (!nl) { off += n; st.skipped_bytes += n; continue; }
-      ++newlines;
-      const auto skip = static_cast<std::size_t>(static_cast<const char*>(nl) - p) + 1;
-      st.skipped_bytes += skip;
-      off += skip;
-      at_line_start = true;
-      break;
-    }
-    while (p < end) {
-      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-      if (!nl) break;
-      ++newlines;
-      p = static_cast<const char*>(nl) + 1;
-    }
-    off += n;
-    st.skipped_bytes += n;
-  }
+  st.skipped_bytes = at - off;
+  const std::uint64_t first_line = splitter.lines() + 1;
   splitter.restart_at(newlines + 1);
-  if (!at_line_start) return st;
-  while (off < size) {
-    const std::size_t n = pread_some(fd, buf.data(), kChunk, off);
-    if (n == 0) break;
-    splitter.feed(std::string_view(buf.data(), n));
-    off += n;
-    st.bytes_read += n;
+  st.gap = "bytes " + std::to_string(off) + " to " + std::to_string(at) + " (" + mib(at - off) + ", lines " +
+           std::to_string(first_line) + " to " + (estimated ? "about " : "") + std::to_string(newlines) +
+           ") were not read: " + why;
+  if (estimated) st.gap += "; line numbers after the gap are estimates";
+  if (at_line_start) {
+    std::uint64_t end = read_span(fd, buf, at, std::min(size, at + kAlways), splitter, st, kNever);
+    end = read_span(fd, buf, end, size, splitter, st, end_by);
+    if (end < size) st.gap += "; the last " + mib(size - end) + " were not read either (out of time)";
   }
   splitter.finish();
   return st;

@@ -1,7 +1,9 @@
 #pragma once
 // Splits a byte stream into numbered lines with bounded memory: a line longer than
 // the cap keeps only its head (the rest is skipped but the line is counted).
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -34,18 +36,24 @@ class LineSplitter {
 
 // Reading limits: above kPartialThreshold bytes a regular file is read as its head and
 // its tail only (the middle is only scanned for newlines, to keep line numbers right).
+// With a DEADLINE the reader also keeps to time: it reads from the start for part of
+// the time, then jumps to the part of the end it can still read (a pipe is read until
+// the deadline), and says what it left out.
 struct ReadStats {
   std::uint64_t bytes_read = 0;  // bytes classified
   bool partial = false;
   std::uint64_t skipped_bytes = 0;
+  std::string gap;  // "" or what was not read and why, for the verdict
 };
 
 inline constexpr std::uint64_t kPartialThreshold = 1ull << 30;
 inline constexpr std::uint64_t kHeadBytes = 128ull << 20;
 inline constexpr std::uint64_t kTailBytes = 384ull << 20;
 
-// Reads FD to EOF (or head + tail for a huge regular file) into SPLITTER. Throws
-// std::system_error on a read error.
-ReadStats read_fd(int fd, LineSplitter& splitter);
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
+// Reads FD to EOF (or head + tail for a huge regular file, or what DEADLINE allows)
+// into SPLITTER. Throws std::system_error on a read error.
+ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline = std::nullopt);
 
 }  // namespace gpualert::classify::detail

@@ -52,6 +52,7 @@ struct ScanResult {
   std::uint64_t long_lines = 0;
   bool partial = false;
   std::uint64_t skipped_bytes = 0;
+  std::string gap;  // what was not read, and why (from the reader)
   std::uint64_t exceptions = 0;
   std::uint64_t tracebacks = 0;
   std::uint64_t last_progress_line = 0;  // last line with a loss value or a completion marker

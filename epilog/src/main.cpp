@@ -285,6 +285,8 @@ int main(int argc, char** argv) {
     // The user's log is read as the user; without it (or if that fails) the
     // verdict rests on what root knows: accounting and the kernel's records.
     std::optional<classify::Verdict> read_as_user;
+    // A log too big to read in time is read in part (its start, then its end) and said so.
+    status.read_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(max_wait) / 2;
     if (!logs.combined.empty()) {
       read_as_user = classify_as_user(env->uid, env->gid, [&] { return classifier.classify_file(logs.combined, status); },
                                       std::chrono::seconds(max_wait), why);
@@ -298,9 +300,18 @@ int main(int argc, char** argv) {
     mi.to = settings.to;
     mi.budget = settings.attach_budget;
     mi.tail_lines = settings.tail_lines;
-    notify::Message msg = report::build_message(v, jf.facts, mi);
-    msg.extra_headers.push_back({"X-Gpualert-Job", std::to_string(report_job)});
-    const report::Delivery d = report::deliver(msg, settings);
+    // Stored first without attachments, then completed with them if that goes well.
+    mi.attach_give_up = std::chrono::steady_clock::now() + std::chrono::seconds(max_wait) / 2;
+    report::MessageInputs quick = mi;
+    quick.without_attachments = true;
+    const auto with_job = [&](notify::Message m) {
+      m.extra_headers.push_back({"X-Gpualert-Job", std::to_string(report_job)});
+      return m;
+    };
+    const report::Delivery d = report::deliver(with_job(report::build_message(v, jf.facts, quick)), settings,
+                                               [&]() -> std::optional<notify::Message> {
+                                                 return with_job(report::build_message(v, jf.facts, mi));
+                                               });
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
     if (spool)
       if (const auto n = spool::expire_job_dirs(*spool, std::chrono::hours(24) * keep_days))

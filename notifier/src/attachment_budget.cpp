@@ -104,7 +104,12 @@ AttachmentPlan plan_attachments(const std::vector<FileCandidate>& candidates, st
 }
 
 AttachmentPlan plan_attachments(const std::vector<FileCandidate>& candidates, std::uint64_t budget_bytes,
-                                const std::filesystem::path& staging_dir) {
+                                std::chrono::steady_clock::time_point give_up) {
+  return plan_attachments(candidates, budget_bytes, default_staging(), give_up);
+}
+
+AttachmentPlan plan_attachments(const std::vector<FileCandidate>& candidates, std::uint64_t budget_bytes,
+                                const std::filesystem::path& staging_dir, std::chrono::steady_clock::time_point give_up) {
   AttachmentPlan plan;
   plan.budget = budget_bytes;
   for (const FileCandidate& c : candidates) {
@@ -123,7 +128,7 @@ AttachmentPlan plan_attachments(const std::vector<FileCandidate>& candidates, st
     // Greedy in priority order; a later, smaller file may still fit after this.
     std::string gzip_note = ", also when gzipped";
     if (left > 0) {
-      const GzipResult gz = gzip_snapshot(snap.fd.get(), snap.size, staging_dir, raw_fitting(left));
+      const GzipResult gz = gzip_snapshot(snap.fd.get(), snap.size, staging_dir, raw_fitting(left), give_up);
       if (gz.ok) {
         PlannedFile pf{c, gz.size, base64_encoded_size(gz.size), true, gz.path, snap.size, nullptr};
         pf.staged.reset(new std::filesystem::path(gz.path), [](const std::filesystem::path* p) {

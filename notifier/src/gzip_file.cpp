@@ -39,10 +39,24 @@ struct Deflater {
   }
 };
 
+// A staged copy is deleted by its plan; one older than this was left by a
+// process killed first (a run's post-run deadline).
+void remove_stale_staging(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto cutoff = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(10);
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("gpualert-attach-", 0) != 0) continue;
+    std::error_code ec2;
+    if (e.is_regular_file(ec2) && !e.is_symlink(ec2) && e.last_write_time(ec2) < cutoff && !ec2)
+      ::unlink(e.path().c_str());
+  }
+}
+
 }  // namespace
 
 GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::path& staging_dir,
-                         std::uint64_t max_out) {
+                         std::uint64_t max_out, std::chrono::steady_clock::time_point give_up) {
   GzipResult res;
   try {
     make_dirs(staging_dir, 0700);
@@ -50,6 +64,7 @@ GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::p
     res.error = e.what();
     return res;
   }
+  remove_stale_staging(staging_dir);
   std::string tmpl = (staging_dir / "gpualert-attach-XXXXXX.gz").string();
   UniqueFd out(::mkostemps(tmpl.data(), 3, O_CLOEXEC));  // mode 0600
   if (!out.valid()) {
@@ -77,6 +92,7 @@ GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::p
   off_t offset = 0;
   bool eof = false;
   while (!eof) {
+    if (std::chrono::steady_clock::now() >= give_up) return fail("not compressed within the time allowed");
     // pread: the descriptor's offset is shared with whoever else holds it.
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));
     ssize_t n = 0;

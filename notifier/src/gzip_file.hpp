@@ -1,6 +1,7 @@
 #pragma once
 // gzip of a file snapshot into a staging directory (zlib), with an output cap.
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -16,8 +17,11 @@ struct GzipResult {
 
 // Compresses the first IN_SIZE bytes of FD into a new file in STAGING_DIR.
 // Stops (and deletes its output) as soon as the output exceeds MAX_OUT, so a
-// huge file that cannot fit costs little work.
+// huge file that cannot fit costs little work, or when GIVE_UP passes (error
+// says so). Staged files older than ten minutes (left by a process that was
+// killed before it could delete them) are removed first.
 GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::path& staging_dir,
-                         std::uint64_t max_out);
+                         std::uint64_t max_out,
+                         std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::time_point::max());
 
 }  // namespace gpualert::notify

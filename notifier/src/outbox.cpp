@@ -139,6 +139,8 @@ StoredMessage Outbox::store(const Message& msg) {
   }
 }
 
+void Outbox::replace(const StoredMessage& m, const Message& msg) { write_eml(m.eml, msg); }
+
 void Outbox::keep_reserve(std::uint64_t bytes) {
   const fs::path reserve = dir_ / "reserve";
   if (bytes == 0) return;

@@ -19,7 +19,8 @@ notify::SmtpConfig smtp_config(const config::Settings& s) {
   return c;
 }
 
-Delivery deliver(const notify::Message& msg, const config::Settings& s) {
+Delivery deliver(const notify::Message& msg, const config::Settings& s,
+                 const std::function<std::optional<notify::Message>()>& fuller) {
   Delivery d;
   try {
     notify::Outbox box(s.outbox);
@@ -28,6 +29,13 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s) {
     box.keep_reserve(s.outbox_reserve);  // restored after use, when there is room again
     d.stored = true;
     d.eml = stored.eml;
+    if (fuller) {
+      try {
+        if (const auto more = fuller()) box.replace(stored, *more);
+      } catch (const std::exception&) {
+        // The quick message is stored and complete: it is the one sent.
+      }
+    }
     if (s.smtp_url.empty()) return d;
     d.attempted = true;
     const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);

@@ -105,7 +105,7 @@ std::string body(const classify::Verdict& v, const RunFacts& f, const notify::At
   for (const auto& [k, val] : f.extra) o << "  " << k << ": " << printable_utf8(val) << "\n";
   if (!f.log.empty()) o << "  log:      " << f.log.string() << " (" << human_size(f.log_bytes) << ")\n";
   if (!f.run_dir.empty()) o << "  run dir:  " << f.run_dir.string() << "\n";
-  if (v.partial_scan) o << "  note:     the log was too large to read whole; head and tail were read\n";
+  if (v.partial_scan) o << "  note:     only part of the log was read (see what it cannot decide)\n";
 
   o << "\nAttachments (budget " << human_size(plan.budget) << ", used " << human_size(plan.used) << ")\n";
   if (plan.attached.empty()) o << "  (none attached)\n";
@@ -138,7 +138,16 @@ notify::Message build_message(const classify::Verdict& v, const RunFacts& f, con
   std::vector<notify::FileCandidate> files;
   if (!f.log.empty()) files.push_back({f.log, "output.log", "text/plain; charset=utf-8"});
   files.insert(files.end(), in.artifacts.begin(), in.artifacts.end());
-  m.attachments = notify::plan_attachments(files, in.budget);
+  if (in.without_attachments) {
+    m.attachments.budget = in.budget;
+    for (const auto& c : files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(c.path, ec);
+      m.attachments.omitted.push_back({c.path, ec ? 0 : size, "not attached: no time was left to add it"});
+    }
+  } else {
+    m.attachments = notify::plan_attachments(files, in.budget, in.attach_give_up);
+  }
   m.attachments.omitted.insert(m.attachments.omitted.end(), in.refused.begin(), in.refused.end());
   m.body_text = body(v, f, m.attachments, log_tail(f.log, in.tail_lines, v.lines_read));
   m.extra_headers = {{"X-Gpualert-Class", v.cls},

@@ -119,9 +119,45 @@ TEST(Robustness, HugeFileIsReadHeadAndTail) {
   ASSERT_FALSE(v.evidence.empty());
   EXPECT_EQ(v.evidence.front().line, 3u);
   bool says = false;
-  for (const auto& c : v.cannot_decide) says |= c.find("head and its tail") != std::string::npos;
+  for (const auto& c : v.cannot_decide) says |= c.find("were not read: the log is larger than 1024 MiB") != std::string::npos;
   EXPECT_TRUE(says);
   EXPECT_LT(v.bytes_read, static_cast<std::uint64_t>(size));
+}
+
+TEST(Robustness, ALogTooBigForTheTimeAllowedIsReadAtItsEndAndSaysSo) {
+  // 64 MiB of training chatter, the error in the last line, and no time at all:
+  // the reader still takes the first and the last MiB, keeps line numbers exact
+  // or says they are estimates, and names the part it did not read.
+  TempFile f;
+  {
+    std::ofstream out(f.path, std::ios::binary);
+    const std::string line = "{'loss': 2.3456, 'learning_rate': 1e-05, 'epoch': 0.5}\n";
+    for (std::size_t i = 0; i < (64u << 20) / line.size(); ++i) out << line;
+    out << "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+  }
+  RunStatus st = exit_status(1);
+  st.read_deadline = std::chrono::steady_clock::now();
+  const Verdict v = builtin().classify_file(f.path, st);
+  EXPECT_EQ(v.cls, "cuda_oom");
+  EXPECT_TRUE(v.partial_scan);
+  EXPECT_LT(v.bytes_read, 8u << 20);
+  bool says = false;
+  for (const auto& c : v.cannot_decide) says |= c.find("could not be read within the time allowed") != std::string::npos;
+  EXPECT_TRUE(says);
+}
+
+TEST(Robustness, APipeIsReadUntilTheDeadline) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const std::string log = "step 1\n";
+  ASSERT_EQ(::write(p[1], log.data(), log.size()), static_cast<ssize_t>(log.size()));  // the writer never closes
+  RunStatus st = exit_status(1);
+  st.read_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  ::fcntl(p[0], F_SETFL, O_NONBLOCK);
+  const Verdict v = builtin().classify_fd(p[0], st);
+  ::close(p[0]);
+  ::close(p[1]);
+  EXPECT_TRUE(v.partial_scan);
 }
 
 TEST(Robustness, ClassifyFdReadsAPipe) {

@@ -1,6 +1,7 @@
 #pragma once
 // A diagnosis: one class from shared/taxonomy.md, who must act, and the three
 // parts (what the data shows, what it implies, what it cannot decide).
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 #include <optional>
@@ -101,6 +102,10 @@ struct RunStatus {
   // Silence (seconds) before an ended run that counts as a hang; the step-time rule
   // (20 late steps) still applies on top. Default 300.
   double hang_after_s = 300.0;
+  // When the verdict must be ready: a log too big to read by then is read in part
+  // (its start, then as much of its end as time allows) and the verdict says which
+  // part was not read. None: no time limit (a huge log is still read in part).
+  std::optional<std::chrono::steady_clock::time_point> read_deadline;
 };
 
 }  // namespace gpualert::classify

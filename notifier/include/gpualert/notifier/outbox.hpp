@@ -29,6 +29,11 @@ class Outbox {
   // the message survives a crash. Throws std::system_error (e.g. disk full).
   StoredMessage store(const Message& msg);
 
+  // Replaces a stored message's content with MSG (same envelope), atomically: a
+  // reader sees the old message or the new one, never a mix. Used to add what
+  // was left out to be quick (attachments) once the first version is safe.
+  void replace(const StoredMessage& m, const Message& msg);
+
   std::vector<StoredMessage> pending() const;       // oldest first
   void mark_sent(const StoredMessage& m);            // moves both files to sent/
   void record_failure(StoredMessage& m, const std::string& error);  // attempts+1, last_error

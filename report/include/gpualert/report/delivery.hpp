@@ -2,6 +2,8 @@
 // Store first, then send: the outbox holds the complete message before any
 // relay is contacted, so a refused, reset or silent relay loses nothing.
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "gpualert/config/settings.hpp"
@@ -22,7 +24,11 @@ struct Delivery {
 
 notify::SmtpConfig smtp_config(const config::Settings& s);
 
-// Never throws.
-Delivery deliver(const notify::Message& msg, const config::Settings& s);
+// Never throws. FULLER, when given, is asked once MSG is safely stored: the
+// message with what was left out to store it quickly (attachments); what it
+// returns replaces the stored message atomically before sending, and nullopt
+// (or a failure) keeps the quick one.
+Delivery deliver(const notify::Message& msg, const config::Settings& s,
+                 const std::function<std::optional<notify::Message>()>& fuller = {});
 
 }  // namespace gpualert::report

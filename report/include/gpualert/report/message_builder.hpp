@@ -1,6 +1,7 @@
 #pragma once
 // Turns a verdict and the run's facts into the subject, the body and the
 // attachment plan of one message, and a one-screen summary for the terminal.
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct MessageInputs {
   int tail_lines = 40;
   std::vector<notify::FileCandidate> artifacts;  // after the log, in order
   std::vector<notify::OmittedFile> refused;      // artifacts refused before planning (named in the body)
+  // Compression of an attachment still running then is abandoned (named as not attached).
+  std::chrono::steady_clock::time_point attach_give_up = std::chrono::steady_clock::time_point::max();
+  // The quick first version, stored before anything optional: no attachments.
+  bool without_attachments = false;
 };
 
 notify::Message build_message(const classify::Verdict& v, const RunFacts& f, const MessageInputs& in);
