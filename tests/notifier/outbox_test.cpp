@@ -67,6 +67,19 @@ TEST(Outbox, StoreWritesPrivateCompleteFiles) {
   EXPECT_NE(m.id.find("-" + std::to_string(::getpid()) + "-"), std::string::npos) << m.id;
 }
 
+TEST(Outbox, ReplaceSwapsTheContentInPlace) {
+  TempDir t;
+  Outbox box(t / "outbox");
+  const StoredMessage m = box.store(simple_message("quick"));
+  Message fuller = simple_message("quick");
+  fuller.body_text = "now with everything\n";
+  box.replace(m, fuller);
+  EXPECT_EQ(names_in(t / "outbox/pending"), (std::vector<std::string>{m.id + ".eml", m.id + ".json"}));  // no tmp left
+  EXPECT_NE(testing::read_bytes(m.eml).find("now with everything"), std::string::npos);
+  EXPECT_EQ(mode_of(m.eml), 0600u);
+  ASSERT_EQ(box.pending().size(), 1u);
+}
+
 TEST(Outbox, PendingIsOldestFirstAndIdsAreUnique) {
   TempDir t;
   Outbox box(t.path());
