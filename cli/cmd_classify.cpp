@@ -1,6 +1,7 @@
 // `gpualert classify LOG...`: the diagnosis engine on its own, for any log.
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 
 #include "commands.hpp"
@@ -39,6 +40,10 @@ int classify_command(const ClassifyOptions& o) {
   int rc = 0;
   for (const auto& log : o.logs) {
     try {
+      if (o.time_limit)
+        status.read_deadline = std::chrono::steady_clock::now() +
+                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(*o.time_limit));
       const classify::Verdict v = log == "-" ? c->classify_fd(STDIN_FILENO, status) : c->classify_file(log, status);
       if (o.json) {
         auto j = classify::to_json(v);

@@ -28,6 +28,7 @@ struct ClassifyOptions {
   std::optional<std::string> state;
   std::vector<std::filesystem::path> rules;
   std::vector<std::filesystem::path> kernel_logs;  // saved dmesg / kern.log text for the run's node
+  std::optional<double> time_limit;                // seconds per log: a bigger log is read in part
 };
 int classify_command(const ClassifyOptions& o);
 

@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
   c->add_option("--rules", cls_rules, "extra rule file (repeatable)")->allow_extra_args(false);
   c->add_option("--kernel-log", cls.kernel_logs, "the node's kernel log for the run (saved dmesg, kern.log; repeatable)")
       ->allow_extra_args(false);
+  c->add_option("--time-limit", cls.time_limit,
+                "seconds to spend reading each log: one too big is read from its start, then its end, and the "
+                "verdict names the part not read")
+      ->check(CLI::Range(0.0, 86400.0));
 
   OutboxOptions ob;
   std::string ob_config;

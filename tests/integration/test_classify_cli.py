@@ -1,5 +1,6 @@
 """`gpualert classify`: the offline interface and its JSON contract."""
 import json
+import os
 import subprocess
 
 from harness import GPUALERT, GpualertCase
@@ -12,6 +13,21 @@ class ClassifyCli(GpualertCase):
     def classify(self, args, stdin=b""):
         return subprocess.run([GPUALERT, "classify"] + args, input=stdin, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, env=self.env)
+
+    def test_a_ten_gigabyte_log_within_a_time_limit(self):
+        # Sparse: 10 GiB on the file system without 10 GiB on disk; the error is the last line.
+        path = os.path.join(self.tmp, "ten.log")
+        with open(path, "wb") as f:
+            f.write(b"step 1 loss 2.0\n")
+            f.truncate(10 << 30)
+            f.seek(0, 2)
+            f.write(b"\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+        p = self.classify(["--json", "--exit-code", "1", "--time-limit", "5", path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        v = json.loads(p.stdout)
+        self.assertEqual(v["class"], "cuda_oom")
+        self.assertTrue(v["partial_scan"])
+        self.assertTrue(any("were not read" in c for c in v["cannot_decide"]), v["cannot_decide"])
 
     def test_json_from_stdin_with_exit_code(self):
         log = b"Preallocating...\n[ 12.5] Out of memory: Killed process 4242 (python) total-vm:1kB\nKilled\n"
