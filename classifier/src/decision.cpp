@@ -1260,6 +1260,8 @@ Verdict Decider::healthy_or_not() {
   }
   add_side_findings("");
   for (const Hit* h : signal_hits_) {
+    // A plain exit status ("task 0: Exited with exit code 2") is no signal at all.
+    if (!h->signal) continue;
     finding("signal_kill", "line " + std::to_string(h->line) + ": " + says(*h), 0.2, {h});
     break;
   }
