@@ -36,8 +36,7 @@ void LogWriter::write_all(int fd, std::string_view data) {
   }
 }
 
-void LogWriter::append(StreamTag tag, std::string_view bytes) {
-  if (log_fd_ < 0 || !error_.empty() || bytes.empty()) return;
+void LogWriter::start_segment(StreamTag tag) {
   const char t = static_cast<char>(tag);
   const long long ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
@@ -47,9 +46,22 @@ void LogWriter::append(StreamTag tag, std::string_view bytes) {
     seg_start_ = offset_;
     seg_ms_ = ms;
   }
+}
+
+void LogWriter::append(StreamTag tag, std::string_view bytes) {
+  if (log_fd_ < 0 || !error_.empty() || bytes.empty()) return;
+  start_segment(tag);
   write_all(log_fd_, bytes);
   if (!error_.empty()) return;
   offset_ += bytes.size();
+  if (index_.size() > 64 * 1024) flush_index();
+  maybe_sync();
+}
+
+void LogWriter::account(StreamTag tag, std::uint64_t n) {
+  if (log_fd_ < 0 || !error_.empty() || n == 0) return;
+  start_segment(tag);
+  offset_ += n;
   if (index_.size() > 64 * 1024) flush_index();
   maybe_sync();
 }

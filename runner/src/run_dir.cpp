@@ -37,7 +37,8 @@ std::string short_host() {
 }
 
 int open_new(const fs::path& p) {
-  const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_APPEND, 0600);
+  // No O_APPEND: the wrapper is the file's only writer, and splice(2) refuses append-only files.
+  const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot create " + p.string());
   return fd;
 }

@@ -16,6 +16,7 @@
 
 #include "gpualert/common/wait_status.hpp"
 #include "gpualert/runner/child_output.hpp"
+#include "gpualert/runner/spliced_tee.hpp"
 #include "gpualert/runner/tee.hpp"
 
 namespace gpualert::runner {
@@ -151,6 +152,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     for (const auto& note : out->notes()) log->append(StreamTag::Gpualert, "gpualert: " + note + "\n");
   }
   std::string buf(256 * 1024, '\0');
+  SplicedTee spliced;
   std::chrono::steady_clock::time_point reaped_at{};
   auto last_data = std::chrono::steady_clock::now();
 
@@ -184,7 +186,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
     if (pr <= 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (idx[i] < 0 || !(fds[idx[i]].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      if (pump(src[i], *log, buf, handle_signals, r.notes)) last_data = std::chrono::steady_clock::now();
+      if (spliced.pump(src[i], *log, buf, handle_signals, r.notes)) last_data = std::chrono::steady_clock::now();
     }
   }
   for (auto& s : src)

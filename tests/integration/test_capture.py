@@ -40,6 +40,24 @@ class Capture(GpualertCase):
                 if not x:
                     break
 
+    def test_an_append_only_destination_and_a_pipe_get_every_byte(self):
+        # splice(2) cannot write into an O_APPEND file: the tee must copy instead, losing nothing;
+        # a pipe as destination is spliced. Both must match the bare run byte for byte.
+        bare = self.bare([CHILD, "interleave", "3000"])
+        dest = os.path.join(self.tmp, "appended.out")
+        with open(dest, "wb") as f:
+            f.write(b"kept\n")
+        with open(dest, "ab") as f:
+            r = self.gpualert(["--quiet"], [CHILD, "interleave", "3000"], stdout=f, run_dir=self.run_dir("append"))
+        self.assertEqual(r.returncode, 3)
+        with open(dest, "rb") as f:
+            self.assertEqual(f.read(), b"kept\n" + bare.stdout)
+        piped = self.gpualert(["--quiet"], [CHILD, "interleave", "3000"], run_dir=self.run_dir("pipe"))
+        self.assertEqual(piped.stdout, bare.stdout)
+        out = subprocess.run([GPUALERT, "log", "--stream", "out", self.run_dir("pipe")], stdout=subprocess.PIPE,
+                             check=True).stdout
+        self.assertEqual(out, bare.stdout)
+
     def test_binary_garbage_and_long_lines(self):
         for args in (["garbage", str(5 << 20)], ["longline", str(20 << 20)], ["garbage", str(1 << 20), "err"]):
             with self.subTest(args=args[0]):

@@ -23,6 +23,13 @@ class LogWriter {
   // Byte ranges also carry the time they arrived (ms since the writer was made),
   // at one-second resolution, so a silent stretch before the end can be seen.
   void append(StreamTag tag, std::string_view bytes);
+  // For a caller that moved N bytes into fd() itself (splice): recorded as append() would.
+  void account(StreamTag tag, std::uint64_t n);
+  // The log's descriptor (-1 when there is none), and a failure the caller met writing it.
+  int fd() const { return log_fd_; }
+  void fail(const std::string& why) {
+    if (error_.empty()) error_ = why;
+  }
   // Flushes the stream index and fsyncs both files.
   void finish();
 
@@ -32,6 +39,7 @@ class LogWriter {
 
  private:
   void close_segment();
+  void start_segment(StreamTag tag);
   void flush_index();
   void write_all(int fd, std::string_view data);
   void maybe_sync();

@@ -15,6 +15,7 @@ struct TeeSource {
   StreamTag tag = StreamTag::Out;
   bool open = false;
   bool out_broken = false;
+  bool splice = true;  // SplicedTee may still try splice/tee(2) on it
 };
 
 // Reads one chunk from a readable S and forwards it. Returns false (and closes
