@@ -49,7 +49,8 @@ void run_command(const RunOptions& o) {
   relay.install();
 
   std::vector<std::string> dir_errors;
-  std::optional<runner::RunDir> rd = runner::prepare_run_dir(o.run_dir, settings.state_dir, dir_errors);
+  // Made durable (and run.json written) while the child execs: the disk stays out of the job's launch.
+  std::optional<runner::RunDir> rd = runner::prepare_run_dir(o.run_dir, settings.state_dir, dir_errors, false);
   for (const auto& e : dir_errors) {
     warn(e);
     facts.problems.push_back(e);
@@ -63,12 +64,6 @@ void run_command(const RunOptions& o) {
     facts.run_dir = rd->dir;
     facts.log = rd->log;
     facts.started = std::chrono::system_clock::now();
-    try {
-      write_file_atomic(rd->run_json, run_record(facts, false, "").dump(2) + "\n");
-    } catch (const std::exception& e) {
-      warn(std::string("run.json: ") + e.what());
-      facts.problems.push_back(std::string("run.json: ") + e.what());
-    }
     log = std::make_unique<runner::LogWriter>(rd->log_fd, rd->streams_fd);
   } else {
     warn("no place could hold the log; the command runs uncaptured");
@@ -76,7 +71,21 @@ void run_command(const RunOptions& o) {
 
   runner::WrapResult res;
   try {
-    res = runner::run_wrapped(o.command, log.get(), relay, o.pty);
+    res = runner::run_wrapped(o.command, log.get(), relay, o.pty, [&] {
+      if (!rd) return;
+      try {
+        rd->make_durable();
+      } catch (const std::exception& e) {
+        warn(std::string("the log is not durable: ") + e.what());
+        facts.problems.push_back(std::string("the log is not durable: ") + e.what());
+      }
+      try {
+        write_file_atomic(rd->run_json, run_record(facts, false, "").dump(2) + "\n");
+      } catch (const std::exception& e) {
+        warn(std::string("run.json: ") + e.what());
+        facts.problems.push_back(std::string("run.json: ") + e.what());
+      }
+    });
   } catch (const std::exception& e) {
     // Pipes or fork failed before the command ran: say so, as a shell would.
     warn(std::string("could not start the command: ") + e.what());

@@ -56,7 +56,7 @@ void keep_previous(const fs::path& dir) {
     if (fs::exists(fs::symlink_status(dir / n))) fs::rename(dir / n, prev / n);
 }
 
-RunDir open_in(const fs::path& dir) {
+RunDir open_in(const fs::path& dir, bool durable_now) {
   RunDir r;
   r.dir = dir;
   r.log = dir / "output.log";
@@ -66,9 +66,7 @@ RunDir open_in(const fs::path& dir) {
   r.log_fd = open_new(r.log);
   try {
     r.streams_fd = open_new(r.streams);
-    if (::fsync(r.log_fd) != 0)
-      throw std::system_error(errno, std::generic_category(), "cannot fsync " + r.log.string());
-    sync_dir(dir);
+    if (durable_now) r.make_durable();
   } catch (...) {
     ::close(r.log_fd);
     if (r.streams_fd >= 0) ::close(r.streams_fd);
@@ -90,20 +88,25 @@ fs::path fresh_dir(const fs::path& runs) {
 
 }  // namespace
 
+void RunDir::make_durable() const {
+  if (::fsync(log_fd) != 0) throw std::system_error(errno, std::generic_category(), "cannot fsync " + log.string());
+  sync_dir(dir);
+}
+
 std::optional<RunDir> prepare_run_dir(const std::optional<fs::path>& explicit_dir, const fs::path& state_dir,
-                                      std::vector<std::string>& errors) {
+                                      std::vector<std::string>& errors, bool durable_now) {
   std::vector<std::string> notes;
   if (explicit_dir) {
     try {
       make_dirs(*explicit_dir, 0700);
       keep_previous(*explicit_dir);
-      return open_in(*explicit_dir);
+      return open_in(*explicit_dir, durable_now);
     } catch (const std::exception& e) {
       errors.push_back(std::string("run directory: ") + e.what());
     }
   } else {
     try {
-      return open_in(fresh_dir(state_dir / "runs"));
+      return open_in(fresh_dir(state_dir / "runs"), durable_now);
     } catch (const std::exception& e) {
       errors.push_back(std::string("run directory: ") + e.what());
     }
@@ -117,7 +120,7 @@ std::optional<RunDir> prepare_run_dir(const std::optional<fs::path>& explicit_di
     // Refuse a directory someone else planted for us.
     if (::lstat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077))
       throw std::runtime_error(base.string() + " is not a private directory of this user");
-    RunDir r = open_in(fresh_dir(base / "runs"));
+    RunDir r = open_in(fresh_dir(base / "runs"), durable_now);
     r.warnings.push_back("the log went to the fallback directory " + r.dir.string());
     return r;
   } catch (const std::exception& e) {
