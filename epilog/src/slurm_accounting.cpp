@@ -174,10 +174,18 @@ JobAccounting parse_sacct(const std::string& text, const std::string& job, const
   return a;
 }
 
+namespace {
+// Every field slurmdbd fills in after the state: present once the record has settled.
+bool settled(const JobAccounting& a) {
+  return !a.name.empty() && !a.timelimit.empty() && !a.elapsed.empty() && !a.end.empty() && a.end != "Unknown";
+}
+}  // namespace
+
 JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
                         const std::function<bool()>& requeued_since, bool heterogeneous) {
   const std::string id = std::to_string(job);
-  const auto deadline = std::chrono::steady_clock::now() + max_wait;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + max_wait;
   JobAccounting last;
   last.error = "sacct was not run";
   for (;;) {
@@ -198,20 +206,24 @@ JobAccounting query_job(std::uint32_t job, std::chrono::seconds max_wait,
         return last;
       }
       if (last.final) {
-        // slurmdbd fills in the rest of the record (name, limit) a moment after
-        // the state turns final; one more read gets the settled record.
-        std::this_thread::sleep_for(std::chrono::seconds(2));
-        const auto again = run_sacct(id, delim);
-        if (succeeded(again)) {
-          const JobAccounting settled = parse_sacct(again->out, id, delim, heterogeneous);
-          if (settled.final) return settled;
+        // slurmdbd fills in the rest of the record (name, limit, end) a moment
+        // after the state turns final: read again, briefly, until it has them.
+        for (int i = 0; i < 10 && !settled(last); ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          const auto again = run_sacct(id, delim);
+          if (!succeeded(again)) break;
+          JobAccounting next = parse_sacct(again->out, id, delim, heterogeneous);
+          if (!next.final) break;
+          last = std::move(next);
         }
         return last;
       }
       if (last.available) last.error = "job still " + last.state + " after waiting";
     }
     if (std::chrono::steady_clock::now() >= deadline) return last;
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    // Most jobs turn final within a second or two of their epilog: look often at first.
+    const bool early = std::chrono::steady_clock::now() < started + std::chrono::seconds(5);
+    std::this_thread::sleep_for(early ? std::chrono::milliseconds(250) : std::chrono::milliseconds(1000));
   }
 }
 
