@@ -5,9 +5,9 @@
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "commands.hpp"
+#include "gpualert/common/stream_index.hpp"
 
 namespace gpualert::cli {
 
@@ -49,15 +49,13 @@ int log_command(const LogOptions& o) {
   } else {
     std::string line;
     while (std::getline(idx, line)) {
-      std::istringstream ls(line);
-      char tag = 0;
-      long long off = -1, len = -1;
-      if (!(ls >> tag >> off >> len) || off < 0 || len < 0) {
+      const auto seg = parse_stream_segment(line);
+      if (!seg) {
         std::cerr << "gpualert log: malformed line in output.streams: " << line.substr(0, 80) << "\n";
         rc = 1;
         continue;
       }
-      if (tag == want && !copy(off, static_cast<std::uint64_t>(len))) rc = 1;
+      if (seg->tag == want && !copy(static_cast<off_t>(seg->offset), seg->length)) rc = 1;
     }
   }
   ::close(fd);

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "as_job_user.hpp"
+#include "gpualert/common/stream_index.hpp"
 #include "capped_copy.hpp"
 
 namespace gpualert::epilog {
@@ -89,16 +89,16 @@ std::vector<std::string> capture_notes(int dir, const spool::TaskRecord& t) {
   std::string line;
   bool program_spoke = false;
   while (std::getline(lines, line) && out.size() < 8) {
-    char tag = 0;
-    unsigned long long start = 0, len = 0;
-    if (std::sscanf(line.c_str(), "%c %llu %llu", &tag, &start, &len) != 3) continue;
-    if (tag != 'g') {
+    const auto seg = parse_stream_segment(line);
+    if (!seg) continue;
+    if (seg->tag != 'g') {
       program_spoke = true;
       continue;
     }
-    if (!program_spoke || len == 0 || len > 4096) continue;
-    std::string text(static_cast<std::size_t>(len), '\0');
-    if (::pread(log, text.data(), text.size(), static_cast<off_t>(start)) != static_cast<ssize_t>(len)) continue;
+    if (!program_spoke || seg->length == 0 || seg->length > 4096) continue;
+    std::string text(static_cast<std::size_t>(seg->length), '\0');
+    if (::pread(log, text.data(), text.size(), static_cast<off_t>(seg->offset)) != static_cast<ssize_t>(text.size()))
+      continue;
     while (!text.empty() && text.back() == '\n') text.pop_back();
     out.push_back(t.log + ": " + text);
   }

@@ -5,7 +5,6 @@
 // error to Slurm: it is not Slurm's child any more.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "detach.hpp"
 #include "gpualert/classifier/classifier.hpp"

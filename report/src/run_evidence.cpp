@@ -1,8 +1,8 @@
 #include "gpualert/report/run_evidence.hpp"
 
 #include <fstream>
-#include <sstream>
 
+#include "gpualert/common/stream_index.hpp"
 #include "gpualert/events/kernel_events.hpp"
 
 namespace gpualert::report {
@@ -48,10 +48,8 @@ std::optional<double> silence_before_end(const std::filesystem::path& streams, s
   std::string line;
   long long last_ms = -1;
   while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    char tag = 0;
-    long long off = 0, len = 0, ms = -1;
-    if (ls >> tag >> off >> len >> ms && (tag == 'o' || tag == 'e') && ms > last_ms) last_ms = ms;
+    const auto seg = parse_stream_segment(line);
+    if (seg && (seg->tag == 'o' || seg->tag == 'e') && seg->ms > last_ms) last_ms = seg->ms;
   }
   if (last_ms < 0) return std::nullopt;
   const double silent = (static_cast<double>(duration.count()) - static_cast<double>(last_ms)) / 1000.0;
