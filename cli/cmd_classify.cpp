@@ -20,6 +20,9 @@ int classify_command(const ClassifyOptions& o) {
     std::cerr << "gpualert classify: " << e.what() << "\n";
     return 2;
   }
+  c->set_reference_scan(o.reference);
+  // A rule the fast matcher cannot take still works, more slowly: say so, never silently.
+  for (const auto& n : c->engine_notes()) std::cerr << "gpualert classify: note: " << n << "\n";
   classify::RunStatus status;
   status.exit_code = o.exit_code;
   status.slurm_state = o.state;

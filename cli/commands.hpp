@@ -29,6 +29,7 @@ struct ClassifyOptions {
   std::vector<std::filesystem::path> rules;
   std::vector<std::filesystem::path> kernel_logs;  // saved dmesg / kern.log text for the run's node
   std::optional<double> time_limit;                // seconds per log: a bigger log is read in part
+  bool reference = false;                          // read every line with RE2 alone (slow; for comparison)
 };
 int classify_command(const ClassifyOptions& o);
 

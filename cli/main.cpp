@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
                 "seconds to spend reading each log: one too big is read from its start, then its end, and the "
                 "verdict names the part not read")
       ->check(CLI::Range(0.0, 86400.0));
+  c->add_flag("--reference", cls.reference,
+              "read every line in full with RE2 alone instead of letting the fast matcher pick the lines (much "
+              "slower; the same verdicts, for comparison)");
 
   OutboxOptions ob;
   std::string ob_config;

@@ -42,8 +42,9 @@ std::shared_ptr<const RuleSet> build(const std::vector<detail::RuleSource>& sour
 }
 
 struct Run {
-  explicit Run(const detail::RuleSet& rules)
-      : scanner(rules), splitter([this](std::string_view l, std::uint64_t n) { scanner.line(l, n); }) {}
+  Run(const detail::RuleSet& rules, bool reference)
+      : scanner(rules, detail::ScanOptions{reference}),
+        splitter([this](std::string_view l, std::uint64_t n) { return scanner.block(l, n); }) {}
   detail::LogScanner scanner;
   detail::LineSplitter splitter;
 };
@@ -52,7 +53,7 @@ Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, cons
                const RunStatus& status) {
   auto& res = run.scanner.result();
   res.bytes = bytes;
-  res.long_lines = run.splitter.long_lines();
+  res.long_lines = run.splitter.long_lines() + run.scanner.long_lines();
   if (st) {
     res.partial = st->partial;
     res.skipped_bytes = st->skipped_bytes;
@@ -80,15 +81,17 @@ Classifier Classifier::from_files(const std::vector<std::filesystem::path>& file
 
 std::size_t Classifier::rule_count() const { return rules_->impl->rules.size(); }
 
+const std::vector<std::string>& Classifier::engine_notes() const { return rules_->impl->engine_notes; }
+
 Verdict Classifier::classify_text(std::string_view text, const RunStatus& status) const {
-  Run run(*rules_->impl);
+  Run run(*rules_->impl, reference_);
   run.splitter.feed(text);
   run.splitter.finish();
   return finish(*rules_->impl, run, text.size(), nullptr, status);
 }
 
 Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
-  Run run(*rules_->impl);
+  Run run(*rules_->impl, reference_);
   const auto st = detail::read_fd(fd, run.splitter, status.read_deadline);
   return finish(*rules_->impl, run, st.bytes_read, &st, status);
 }

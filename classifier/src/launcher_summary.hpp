@@ -12,6 +12,7 @@ class LauncherSummary {
  public:
   void feed(std::string_view body, std::uint64_t lineno);
   bool seen() const { return line_ != 0; }
+  bool busy() const { return fields_left_ > 0; }  // inside the block: every line matters
   std::uint64_t line() const { return line_; }
   const std::string& rank() const { return rank_; }
   const std::string& host() const { return host_; }

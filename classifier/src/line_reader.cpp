@@ -14,40 +14,51 @@
 
 namespace gpualert::classify::detail {
 
-void LineSplitter::emit() {
-  std::string_view v(buf_);
-  if (!v.empty() && v.back() == '\r') v.remove_suffix(1);  // CRLF logs
-  sink_(v, next_++);
+void LineSplitter::append_capped(std::string_view piece) {
+  if (overlong_) return;
+  const std::size_t room = kMaxLineBytes - buf_.size();
+  if (piece.size() > room) {
+    buf_.append(piece.substr(0, room));
+    overlong_ = true;
+    ++long_lines_;
+  } else {
+    buf_.append(piece);
+  }
+}
+
+void LineSplitter::emit_carry() {
+  buf_.push_back('\n');
+  next_ += sink_(buf_, next_);
   buf_.clear();
   overlong_ = false;
+  carrying_ = false;
 }
 
 void LineSplitter::feed(std::string_view chunk) {
-  while (!chunk.empty()) {
+  if (carrying_) {
     const auto nl = chunk.find('\n');
-    const std::string_view piece = chunk.substr(0, nl);
-    if (!overlong_) {
-      const std::size_t room = kMaxLineBytes - buf_.size();
-      if (piece.size() > room) {
-        buf_.append(piece.substr(0, room));
-        overlong_ = true;
-        ++long_lines_;
-      } else {
-        buf_.append(piece);
-      }
-    }
+    append_capped(chunk.substr(0, nl));
     if (nl == std::string_view::npos) return;
-    emit();
+    emit_carry();
     chunk.remove_prefix(nl + 1);
+  }
+  if (const auto last = chunk.rfind('\n'); last != std::string_view::npos) {
+    next_ += sink_(chunk.substr(0, last + 1), next_);
+    chunk.remove_prefix(last + 1);
+  }
+  if (!chunk.empty()) {
+    carrying_ = true;
+    append_capped(chunk);
   }
 }
 
 void LineSplitter::finish() {
-  if (!buf_.empty() || overlong_) emit();
+  if (carrying_) emit_carry();
 }
 
 void LineSplitter::restart_at(std::uint64_t next) {
   buf_.clear();
+  carrying_ = false;
   overlong_ = false;
   next_ = next;
 }

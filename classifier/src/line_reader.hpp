@@ -1,6 +1,8 @@
 #pragma once
-// Splits a byte stream into numbered lines with bounded memory: a line longer than
-// the cap keeps only its head (the rest is skipped but the line is counted).
+// Splits a byte stream into blocks of whole numbered lines with bounded memory. Lines
+// are handed on in the reader's own buffer, a block at a time; only a line cut by a
+// buffer boundary is copied, and one longer than the cap keeps only its head (the rest
+// is skipped but the line is counted).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -14,7 +16,8 @@ inline constexpr std::size_t kMaxLineBytes = 64 * 1024;
 
 class LineSplitter {
  public:
-  using Sink = std::function<void(std::string_view line, std::uint64_t lineno)>;
+  // LINES: whole lines, each ending in '\n'; the first is line FIRST. Returns how many.
+  using Sink = std::function<std::uint64_t(std::string_view lines, std::uint64_t first)>;
   explicit LineSplitter(Sink sink) : sink_(std::move(sink)) {}
 
   void feed(std::string_view chunk);
@@ -26,9 +29,11 @@ class LineSplitter {
   std::uint64_t long_lines() const { return long_lines_; }
 
  private:
-  void emit();
+  void append_capped(std::string_view piece);
+  void emit_carry();
   Sink sink_;
-  std::string buf_;
+  std::string buf_;  // a line begun in an earlier chunk
+  bool carrying_ = false;
   bool overlong_ = false;
   std::uint64_t next_ = 1;
   std::uint64_t long_lines_ = 0;

@@ -2,9 +2,13 @@
 #include "log_scanner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstring>
 
 #include "gpualert/common/text.hpp"
+#include "line_reader.hpp"
+#include "line_selection.hpp"
 
 namespace gpualert::classify::detail {
 namespace {
@@ -122,6 +126,11 @@ std::string fill_template(std::string_view t, const Facts& facts) {
 
 ScanResult& LogScanner::result() {
   if (!finished_) {
+    thinner_.flush();
+    res_.loss.count_unread(loss_.estimate(), loss_nonfinite_.estimate());
+    res_.progress.count_unread(steps_.estimate(), saves_.estimate(), throttles_.estimate());
+    res_.progress_lines_read = thinner_.read_count();
+    res_.progress_lines_skipped = thinner_.skipped_count();
     for (auto& rh : res_.hits) {
       for (auto& h : rh.first) h.text = one_line(h.text, kCiteBytes);
       for (auto& h : rh.last) h.text = one_line(h.text, kCiteBytes);
@@ -136,13 +145,21 @@ ScanResult& LogScanner::result() {
   return res_;
 }
 
-LogScanner::LogScanner(const RuleSet& rules) : rules_(rules) { res_.hits.resize(rules.rules.size()); }
+LogScanner::LogScanner(const RuleSet& rules, ScanOptions opt)
+    : rules_(rules),
+      opt_(opt),
+      thinner_([this](const PendingLine& p) { read_progress(p); }, [this](const PendingLine& p) { skip_progress(p); }) {
+  res_.hits.resize(rules.rules.size());
+  if (!rules_.matcher || rules_.matcher->empty()) opt_.reference = true;
+  if (!opt_.reference) scratch_ = std::make_unique<FastMatcher::Scratch>(*rules_.matcher);
+  forced_.assign(progress_cues().size(), 0);
+}
 
-Hit LogScanner::make_hit(int rule, std::uint64_t lineno, std::string_view text) const {
+Hit LogScanner::make_hit(int rule, std::uint64_t lineno, std::string_view text, int section) const {
   Hit h;
   h.rule = rule;
   h.line = lineno;
-  h.section = section_;
+  h.section = section;
   h.text.assign(text.substr(0, kCiteBytes * 2));  // made printable in result(): only kept hits pay
   return h;
 }
@@ -185,7 +202,7 @@ void LogScanner::exception_hits(const ParsedException& e, std::uint64_t lineno, 
   for (int idx : matched) {
     if (std::find(silenced.begin(), silenced.end(), idx) != silenced.end()) continue;
     const Rule& r = rules_.rules[static_cast<std::size_t>(idx)];
-    Hit h = make_hit(idx, lineno, text);
+    Hit h = make_hit(idx, lineno, text, section_);
     h.signal = r.signal;
     h.facts.emplace_back("exception", e.type);
     if (!e.message.empty()) h.facts.emplace_back("message", one_line(e.message, 160));
@@ -221,114 +238,302 @@ bool LogScanner::section_header(std::string_view text) {
   return true;
 }
 
-void LogScanner::line(std::string_view text, std::uint64_t lineno) {
-  res_.lines = lineno;
-  if (text.find_first_not_of(" \t") != std::string_view::npos) res_.last_nonempty_line = lineno;
-  auto& slot = ring_[ring_next_];
-  slot.first = lineno;
-  slot.second.assign(text.substr(0, kCiteBytes * 2));
-  ring_next_ = (ring_next_ + 1) % ring_.size();
+namespace {
 
-  // Issue trackers, forums and some editors turn ' and " into typographic quotes
-  // (U+2018/2019/201C/201D); the rules are written with ASCII ones.
-  if (text.find("\xE2\x80") != std::string_view::npos) {
-    quotes_.clear();
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if (i + 2 < text.size() && text[i] == '\xE2' && text[i + 1] == '\x80') {
-        const char c = text[i + 2];
-        if (c == '\x98' || c == '\x99' || c == '\x9C' || c == '\x9D') {
-          quotes_.push_back(c == '\x98' || c == '\x99' ? '\'' : '"');
-          i += 2;
-          continue;
-        }
-      }
-      quotes_.push_back(text[i]);
-    }
-    text = quotes_;
-  }
-
-  // Progress bars (tqdm, Keras, Lightning) redraw with a bare carriage return: each
-  // redraw is its own record with its own numbers, so read them one by one.
+// The carriage-return segments of a line worth reading (a progress bar's redraws).
+template <typename F>
+void each_segment(std::string_view text, F&& f) {
   if (text.find('\r') == std::string_view::npos) {
-    segment(text, lineno);
+    f(text);
     return;
   }
   std::size_t start = 0;
   while (start <= text.size()) {
     const auto cr = text.find('\r', start);
     const std::string_view seg = text.substr(start, cr == std::string_view::npos ? std::string_view::npos : cr - start);
-    if (seg.find_first_not_of(" \t") != std::string_view::npos) segment(seg, lineno);
+    if (seg.find_first_not_of(" \t") != std::string_view::npos) f(seg);
     if (cr == std::string_view::npos) break;
     start = cr + 1;
   }
 }
 
-void LogScanner::segment(std::string_view text, std::uint64_t lineno) {
+bool blank(std::string_view s) {
+  if (s.empty()) return true;
+  if (s[0] != ' ' && s[0] != '\t') return false;
+  return s.find_first_not_of(" \t") == std::string_view::npos;
+}
+
+}  // namespace
+
+// Issue trackers, forums and some editors turn ' and " into typographic quotes
+// (U+2018/2019/201C/201D); the rules are written with ASCII ones.
+std::string_view LogScanner::ascii_quotes(std::string_view text, std::string& buf) const {
+  if (text.find("\xE2\x80") == std::string_view::npos) return text;
+  buf.clear();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i + 2 < text.size() && text[i] == '\xE2' && text[i + 1] == '\x80') {
+      const char c = text[i + 2];
+      if (c == '\x98' || c == '\x99' || c == '\x9C' || c == '\x9D') {
+        buf.push_back(c == '\x98' || c == '\x99' ? '\'' : '"');
+        i += 2;
+        continue;
+      }
+    }
+    buf.push_back(text[i]);
+  }
+  return buf;
+}
+
+std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
+  matches_.clear();
+  if (!opt_.reference) {
+    rules_.matcher->scan(lines, *scratch_, matches_);
+    if (!std::is_sorted(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; }))
+      std::stable_sort(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; });
+  }
+  const auto& cues = progress_cues();
+  // Where the last lines of the block start, for the tail ring.
+  std::array<std::pair<std::size_t, std::size_t>, ScanResult::kTailLines> last{};
+  std::size_t nlast = 0;
+  std::size_t mi = 0;
+  std::size_t pos = 0;
+  std::uint64_t lineno = first;
+  const bool head = bytes_seen_ < kDenseHeadBytes;
+  bytes_seen_ += lines.size();
+  while (pos < lines.size()) {
+    const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
+    const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - lines.data()) : lines.size();
+    const std::size_t next = nl ? end + 1 : lines.size();
+    std::string_view text = lines.substr(pos, end - pos);
+    if (text.size() > kMaxLineBytes) {
+      text = text.substr(0, kMaxLineBytes);  // a line longer than the cap keeps only its head
+      ++long_lines_;
+    }
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);  // CRLF logs
+
+    // What the matcher saw on this line.
+    bool trigger = false, keep = head;
+    std::uint16_t cue_bits = 0;
+    line_ids_.clear();
+    for (; mi < matches_.size() && matches_[mi].end <= next; ++mi) {
+      const unsigned id = matches_[mi].id;
+      if (id >= kTriggerIdBase) {
+        trigger = true;
+      } else if (id >= kCueIdBase) {
+        const std::size_t c = id - kCueIdBase;
+        switch (cues[c].kind) {
+          case CueKind::step: cue_bits |= kCueStep; break;
+          case CueKind::stamp: cue_bits |= kCueStamp; break;
+          case CueKind::marker: cue_bits |= kCueMarker; break;
+          case CueKind::save: cue_bits |= kCueSave; break;
+          case CueKind::throttle: cue_bits |= kCueThrottle; break;
+          case CueKind::nonfinite: cue_bits |= kCueNonfinite; break;
+        }
+        // The first occurrences of a marker are always read (a resume, the first save).
+        if (cues[c].kind != CueKind::step && cues[c].kind != CueKind::stamp && !keep && forced_[c] < 64) {
+          ++forced_[c];
+          keep = true;
+        }
+      } else {
+        const int idx = rules_.line_rules[id];
+        const Role role = rules_.rules[static_cast<std::size_t>(idx)].role;
+        if (role == Role::progress) cue_bits |= kCueLoss;
+        else if (role == Role::done) cue_bits |= kCueDone;
+        else if (std::find(line_ids_.begin(), line_ids_.end(), idx) == line_ids_.end()) line_ids_.push_back(idx);
+      }
+    }
+    // Rules the matcher cannot select are tried on every line.
+    if (!opt_.reference && rules_.slow_set) {
+      confirmed_.clear();
+      if (text.find('\r') != std::string_view::npos) {
+        for (int idx : rules_.slow_line_rules) line_ids_.push_back(idx);  // segment() confirms each
+      } else if (rules_.slow_set->Match(re2::StringPiece(text.data(), text.size()), &confirmed_)) {
+        for (int m : confirmed_) line_ids_.push_back(rules_.slow_line_rules[static_cast<std::size_t>(m)]);
+      }
+    }
+
+    res_.lines = lineno;
+    if (!blank(text)) res_.last_nonempty_line = lineno;
+    last[nlast % last.size()] = {pos, text.size()};
+    ++nlast;
+
+    if (opt_.reference || trigger || !line_ids_.empty() || lineno <= dense_until_) {
+      read_line(text, lineno, opt_.reference ? std::uint16_t{kCueAll} : cue_bits, keep || opt_.reference);
+    } else if (cue_bits) {
+      queue_progress(text, lineno, cue_bits, keep);
+    }
+    pos = next;
+    ++lineno;
+  }
+  // The tail ring: the block's last lines, oldest first.
+  const std::size_t n = std::min(nlast, last.size());
+  for (std::size_t k = nlast - n; k < nlast; ++k) {
+    const auto [at, len] = last[k % last.size()];
+    auto& slot = ring_[ring_next_];
+    slot.first = lineno - (nlast - k);
+    slot.second.assign(lines.substr(at, std::min(len, kCiteBytes * 2)));
+    ring_next_ = (ring_next_ + 1) % ring_.size();
+  }
+  thinner_.own_all();
+  return lineno - first;
+}
+
+// A line read in full: tracebacks, rules, sections, then its progress (queued).
+void LogScanner::read_line(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep) {
+  const std::string_view raw = text;
+  text = ascii_quotes(text, quotes_);
+  if (text.data() != raw.data()) {
+    // The matcher saw the typographic quotes: ask RE2 which rules match the rewritten line.
+    cues = kCueAll;
+    line_ids_.clear();
+  }
+  const bool rewritten = text.data() != raw.data();
+  each_segment(text, [&](std::string_view seg) {
+    if (rewritten || opt_.reference) {
+      // Every rule, by RE2 (the reference behaviour).
+      confirmed_.clear();
+      line_ids_.clear();
+      if (rules_.line_set && !rules_.line_rules.empty())
+        rules_.line_set->Match(re2::StringPiece(seg.data(), seg.size()), &confirmed_);
+      for (int m : confirmed_) {
+        const int idx = rules_.line_rules[static_cast<std::size_t>(m)];
+        const Role role = rules_.rules[static_cast<std::size_t>(idx)].role;
+        if (role != Role::progress && role != Role::done) line_ids_.push_back(idx);
+      }
+    }
+    segment(seg, lineno, cues, keep);
+  });
+}
+
+void LogScanner::segment(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep) {
   if (section_header(text)) return;
   LineView lv = strip_rank_prefix(text);
   if (lv.prefix.empty() && section_ >= 0) lv.prefix = section_key_;  // each task's traceback apart
   const auto tb = tb_.feed(lv);
   res_.launcher.feed(lv.body, lineno);
+  if (tb_.busy() || res_.launcher.busy()) dense_until_ = lineno + kDenseAfter;
   if (tb.kind == TracebackParser::Kind::structural) return;  // frames and source lines
 
   std::vector<Hit> found;
   if (tb.exception) exception_hits(*tb.exception, lineno, text, found);
 
-  matched_.clear();
-  if (rules_.line_set && !rules_.line_rules.empty())
-    rules_.line_set->Match(re2::StringPiece(text.data(), text.size()), &matched_);
-  if (!matched_.empty()) {
-    std::vector<int> idxs;
-    for (int m : matched_) idxs.push_back(rules_.line_rules[static_cast<std::size_t>(m)]);
+  if (!line_ids_.empty()) {
+    // Confirm what the matcher saw (it may see more than RE2 would), on this segment.
+    confirmed_.clear();
+    const re2::StringPiece sp(text.data(), text.size());
+    for (int i : line_ids_)
+      if (RE2::PartialMatch(sp, *rules_.rules[static_cast<std::size_t>(i)].re)) confirmed_.push_back(i);
     // A more precise rule can silence a broader one on the same line.
     std::vector<int> silenced;
-    for (int i : idxs)
+    for (int i : confirmed_)
       for (int o : rules_.rules[static_cast<std::size_t>(i)].override_idx) silenced.push_back(o);
-    for (int i : idxs) {
+    for (int i : confirmed_) {
       if (std::find(silenced.begin(), silenced.end(), i) != silenced.end()) continue;
       const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
-      Hit h = make_hit(i, lineno, text);
+      Hit h = make_hit(i, lineno, text, section_);
       h.signal = r.signal;
-      if (r.has_captures || r.role == Role::progress) capture(r, text, h);
+      if (r.has_captures) capture(r, text, h);
       found.push_back(std::move(h));
     }
   }
-  if (found.empty()) {
-    res_.progress.feed(lv.body, lv.prefix, lineno, false);
-    return;
-  }
-
-  const bool warning = looks_like_warning(lv.body);
-  // The cause classes on this line, best first: the winner's "broader" classes.
-  std::vector<std::pair<int, std::string>> classes;
-  for (const auto& h : found) {
-    const Rule& r = rules_.rules[static_cast<std::size_t>(h.rule)];
-    if (r.role != Role::cause || h.demoted) continue;
-    if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.second == r.cls; }))
-      classes.emplace_back(r.priority, r.cls);
-  }
-  std::stable_sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<std::string> line_classes;
-  for (auto& c : classes) line_classes.push_back(c.second);
-
-  bool has_loss = false;
-  for (auto& h : found) {
-    const Rule& r = rules_.rules[static_cast<std::size_t>(h.rule)];
-    h.on_warning = warning && !r.on_warnings;
-    if (r.role == Role::progress) {
-      const auto* key = find_fact(h.facts, "key");
-      const auto* val = find_fact(h.facts, "value");
-      if (!key || !val || !res_.loss.add(*key, *val, lineno)) continue;
-      res_.last_progress_line = lineno;
-      has_loss = true;
-    } else if (r.role == Role::done) {
-      res_.last_progress_line = lineno;
-    } else if (r.role == Role::cause) {
-      h.line_classes = line_classes;
+  if (!found.empty()) {
+    const bool warning = looks_like_warning(lv.body);
+    // The cause classes on this line, best first: the winner's "broader" classes.
+    std::vector<std::pair<int, std::string>> classes;
+    for (const auto& h : found) {
+      const Rule& r = rules_.rules[static_cast<std::size_t>(h.rule)];
+      if (r.role != Role::cause || h.demoted) continue;
+      if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.second == r.cls; }))
+        classes.emplace_back(r.priority, r.cls);
     }
-    res_.hits[static_cast<std::size_t>(h.rule)].add(std::move(h));
+    std::stable_sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> line_classes;
+    for (auto& c : classes) line_classes.push_back(c.second);
+    for (auto& h : found) {
+      const Rule& r = rules_.rules[static_cast<std::size_t>(h.rule)];
+      h.on_warning = warning && !r.on_warnings;
+      if (r.role == Role::cause) h.line_classes = line_classes;
+      res_.hits[static_cast<std::size_t>(h.rule)].add(std::move(h));
+    }
   }
-  res_.progress.feed(lv.body, lv.prefix, lineno, has_loss);
+  if (opt_.reference || cues) queue_progress(text, lineno, cues, keep);
+}
+
+void LogScanner::queue_progress(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep) {
+  PendingLine p;
+  p.lineno = lineno;
+  p.cues = opt_.reference ? std::uint16_t{kCueAll} : cues;
+  p.keep = keep || opt_.reference;
+  p.section = section_;
+  if (section_ >= 0) p.section_key = section_key_;
+  p.set(text);
+  if (opt_.reference) read_progress(p);  // in order, nothing thinned
+  else thinner_.push(std::move(p));
+}
+
+// The progress part of a line: loss values, completion markers, the progress tracker.
+void LogScanner::read_progress(const PendingLine& p) {
+  const std::string_view text = ascii_quotes(p.view(), pquotes_);
+  const auto losses0 = res_.loss.count(), nonfinite0 = res_.loss.nonfinite();
+  const auto steps0 = res_.progress.progress_lines, saves0 = res_.progress.ckpt_saves,
+             throttles0 = res_.progress.throttle_active_n;
+  each_segment(text, [&](std::string_view seg) {
+    LineView lv = strip_rank_prefix(seg);
+    if (lv.prefix.empty() && !p.section_key.empty()) lv.prefix = p.section_key;
+    bool has_loss = false;
+    const re2::StringPiece sp(seg.data(), seg.size());
+    if (p.cues & kCueLoss) {
+      for (int i : rules_.progress_rules) {
+        const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
+        if (!RE2::PartialMatch(sp, *r.re)) continue;
+        Hit h = make_hit(i, p.lineno, seg, p.section);
+        capture(r, seg, h);
+        const auto* key = find_fact(h.facts, "key");
+        const auto* val = find_fact(h.facts, "value");
+        if (!key || !val || !res_.loss.add(*key, *val, p.lineno)) continue;
+        res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
+        has_loss = true;
+        h.on_warning = !r.on_warnings && looks_like_warning(lv.body);
+        res_.hits[static_cast<std::size_t>(i)].add(std::move(h));
+      }
+    }
+    if (p.cues & kCueDone) {
+      for (int i : rules_.done_rules) {
+        const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
+        if (!RE2::PartialMatch(sp, *r.re)) continue;
+        Hit h = make_hit(i, p.lineno, seg, p.section);
+        if (r.has_captures) capture(r, seg, h);
+        h.on_warning = !r.on_warnings && looks_like_warning(lv.body);
+        res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
+        res_.hits[static_cast<std::size_t>(i)].add(std::move(h));
+      }
+    }
+    res_.progress.feed(lv.body, lv.prefix, p.lineno, has_loss);
+  });
+  // What lines like this one turn out to count, for the estimate of those left out.
+  auto tally = [](Tally& t, std::uint64_t before, std::uint64_t after) {
+    ++t.read;
+    t.counted += after - before;
+  };
+  if (p.cues & kCueLoss) {
+    tally(loss_, losses0 - nonfinite0, res_.loss.count() - res_.loss.nonfinite());
+    tally(loss_nonfinite_, nonfinite0, res_.loss.nonfinite());
+  }
+  if (p.cues & (kCueStep | kCueLoss)) tally(steps_, steps0, res_.progress.progress_lines);
+  if (p.cues & kCueSave) tally(saves_, saves0, res_.progress.ckpt_saves);
+  if (p.cues & kCueThrottle) tally(throttles_, throttles0, res_.progress.throttle_active_n);
+}
+
+// A progress line left out of a long steady stretch: counted, not read.
+void LogScanner::skip_progress(const PendingLine& p) {
+  if (p.cues & kCueLoss) {
+    ++loss_.unread;
+    ++loss_nonfinite_.unread;
+    if (!rules_.progress_rules.empty()) ++res_.hits[static_cast<std::size_t>(rules_.progress_rules.front())].count;
+  }
+  if (p.cues & (kCueStep | kCueLoss)) ++steps_.unread;
+  if (p.cues & kCueSave) ++saves_.unread;
+  if (p.cues & kCueThrottle) ++throttles_.unread;
 }
 
 }  // namespace gpualert::classify::detail

@@ -1,7 +1,9 @@
 #pragma once
-// Per-line evidence collection: every line goes through one RE2::Set (all line
-// patterns at once); only the rules that matched run their own RE2 for captures.
-// Keeps bounded evidence: the first and last few hits of each rule.
+// Evidence collection over blocks of lines. The fast matcher (line_selection.hpp) finds
+// the few lines worth reading; only those are read in full: their rules are confirmed
+// (and their facts extracted) with RE2, tracebacks parsed, progress tracked (through the
+// thinner for long steady stretches). Every other line is only counted. Keeps bounded
+// evidence: the first and last few hits of each rule.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -11,7 +13,9 @@
 
 #include "gpualert/classifier/verdict.hpp"
 #include "launcher_summary.hpp"
+#include "fast_matcher.hpp"
 #include "loss_tracker.hpp"
+#include "progress_thinner.hpp"
 #include "progress_tracker.hpp"
 #include "rule_set.hpp"
 #include "traceback_parser.hpp"
@@ -50,6 +54,7 @@ struct ScanResult {
   std::uint64_t lines = 0;
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;
+  std::uint64_t progress_lines_read = 0, progress_lines_skipped = 0;  // by the thinner
   bool partial = false;
   std::uint64_t skipped_bytes = 0;
   std::string gap;  // what was not read, and why (from the reader)
@@ -65,34 +70,72 @@ struct ScanResult {
   static constexpr std::size_t kTailLines = 50;
 };
 
+// REFERENCE: read every line in full and match it with RE2 alone, as the scanner did
+// before the fast matcher (what the fast path must reproduce; used by tests and
+// whenever the matcher is unavailable).
+struct ScanOptions {
+  bool reference = false;
+};
+
 class LogScanner {
  public:
-  explicit LogScanner(const RuleSet& rules);
-  void line(std::string_view text, std::uint64_t lineno);
-  // Moves the raw tail ring into the result (made printable once, not per line).
+  explicit LogScanner(const RuleSet& rules, ScanOptions opt = {});
+  // LINES holds whole lines, each ending in '\n' except perhaps the last; the first is
+  // line FIRST. Returns the number of lines.
+  std::uint64_t block(std::string_view lines, std::uint64_t first);
+  // Flushes held progress lines and moves the tail ring into the result.
   ScanResult& result();
 
+  // The first part of the log is read in full; after it progress lines are thinned.
+  static constexpr std::uint64_t kDenseHeadBytes = 8u << 20;
+  // Lines after a traceback / launcher summary line that are read whatever they say.
+  static constexpr std::uint64_t kDenseAfter = 64;
+
  private:
-  void segment(std::string_view text, std::uint64_t lineno);
+  void read_line(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep);
+  void segment(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep);
+  void queue_progress(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep);
+  void read_progress(const PendingLine& p);
+  void skip_progress(const PendingLine& p);
   void exception_hits(const ParsedException& e, std::uint64_t lineno, std::string_view text,
                       std::vector<Hit>& out);
-  Hit make_hit(int rule, std::uint64_t lineno, std::string_view text) const;
+  Hit make_hit(int rule, std::uint64_t lineno, std::string_view text, int section) const;
   void capture(const Rule& r, std::string_view subject, Hit& h) const;
+  bool section_header(std::string_view text);
+  std::string_view ascii_quotes(std::string_view text, std::string& buf) const;
 
   const RuleSet& rules_;
+  ScanOptions opt_;
   ScanResult res_;
   TracebackParser tb_;
-  bool section_header(std::string_view text);
+  ProgressThinner thinner_;
+  std::unique_ptr<FastMatcher::Scratch> scratch_;
+  std::vector<MatchEnd> matches_;  // scratch: one block's matches
+  std::vector<int> line_ids_;      // scratch: the rules the matcher saw on one line
+  std::vector<int> confirmed_;     // scratch
+  std::vector<unsigned> forced_;   // per cue: first occurrences read so far
+  // Lines read vs left out by the thinner, per kind: what was read tells how many of
+  // the lines left out would have counted.
+  struct Tally {
+    std::uint64_t read = 0, counted = 0, unread = 0;
+    std::uint64_t estimate() const { return read ? (unread * counted + read / 2) / read : 0; }
+  };
+  Tally loss_, loss_nonfinite_, steps_, saves_, throttles_;
+  std::uint64_t bytes_seen_ = 0;
+  std::uint64_t dense_until_ = 0;  // read every line up to this one
+  std::uint64_t long_lines_ = 0;
   int section_ = -1;
   std::string section_key_;  // stands in for a rank prefix inside a section
-  std::vector<int> matched_;  // scratch
   std::vector<int> chain_seen_;  // chains that already produced an exception (bounded)
   // The last lines, raw and cut; reused buffers so a line costs no allocation.
   std::vector<std::pair<std::uint64_t, std::string>> ring_ =
       std::vector<std::pair<std::uint64_t, std::string>>(ScanResult::kTailLines);
   std::size_t ring_next_ = 0;
-  std::string quotes_;  // a line with typographic quotes, rewritten with ASCII ones
+  std::string quotes_, pquotes_;  // a line with typographic quotes, rewritten with ASCII ones
   bool finished_ = false;
+
+ public:
+  std::uint64_t long_lines() const { return long_lines_; }
 };
 
 // Fills {name} placeholders from FACTS; a [[...]] segment whose placeholders are not

@@ -21,6 +21,12 @@ class LossTracker {
   // KEY is the metric name as printed ("loss", "train_loss", "lm loss"); the first
   // training-loss key seen is tracked, validation/eval losses are ignored.
   bool add(std::string_view key, std::string_view value, std::uint64_t line);
+  // Loss values on lines that were not read in full (thinned): counted only.
+  void count_unread(std::uint64_t finite, std::uint64_t nonfinite) {
+    count_ += finite + nonfinite;
+    finite_ += finite;
+    nonfinite_ += nonfinite;
+  }
 
   std::uint64_t count() const { return count_; }
   std::uint64_t nonfinite() const { return nonfinite_; }

@@ -50,6 +50,35 @@ void mark(Marker& m, std::uint64_t line, std::string_view text) {
   }
 }
 
+// The patterns, named so that the fast matcher can select the lines they may match.
+constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*/\s*(\d{1,9}))?)";
+constexpr const char* kBracketStep = R"(^\s*\[\s*(\d{1,9})\s*\])";
+constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
+constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
+constexpr const char* kStepSetting = R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)";
+constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
+constexpr const char* kPerStep = R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)";
+constexpr const char* kItPerS = R"(([\d.]+)\s*it/s\b)";
+constexpr const char* kMegatronMs = R"(elapsed time per iteration \(ms\):\s*([\d.]+))";
+constexpr const char* kIterTime = R"((?i)iter(?:ation)? time \((ms|s)\):\s*([\d.]+))";
+constexpr const char* kNamedStep = R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
+constexpr const char* kCompute = R"((?i)(?:^|[^\w])(?:fwd_bwd|compute_time|compute|forward_backward|fwd)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
+constexpr const char* kWait = R"((?i)(?:^|[^\w])(?:allreduce_wait|comm_wait|comm_time|sync_wait|wait_time|bwd_allreduce)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
+constexpr const char* kData = R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])(?:data_time|Data)\s+([\d.]+)\s*(ms|s)?(?:\s*\(|\s|$))";
+constexpr const char* kGrad = R"((?i)grad[_ ]?norm['"]?\s*[:=]?\s*([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)))";
+constexpr const char* kLr = R"((?i)(?:^|[^\w])(?:learning[_ ]rate|lr)['"]?\s*[:=]?\s*\[?\s*([-+]?\d+\.?\d*(?:e[-+]?\d+)?))";
+constexpr const char* kBodyRank = R"((?i)(?:^|[^\w])rank\s*[=:]?\s*(\d{1,6})\b)";
+constexpr const char* kTs = R"((\d{4})[-/](\d{2})[-/](\d{2})[ T](\d{2}):(\d{2}):(\d{2}))";
+constexpr const char* kSave = R"((?i)(?:sav(?:e|ed|ing)|wr(?:ote|iting))\b[^.]{0,40}\b(?:checkpoint|ckpt)|checkpoint (?:saved|written))";
+constexpr const char* kLoad = R"((?i)loading checkpoint (?:from|at)|(?:successfully )?loaded checkpoint|Restoring states from the checkpoint|Restored all states|Continuing training from checkpoint|resumed (?:training )?from|resuming from checkpoint .*(?:step|iteration|epoch)\s*\d|load(?:ed|ing) (?:model|optimizer|training) state|loaded state dict from)";
+constexpr const char* kResumeKv = R"((?i)(?:resume(?:_from_checkpoint|_from|_path|_ckpt)?|ckpt_path|load_checkpoint|initial_epoch|restore_from)['"]?\s*[=:]\s*['"]?([\w./-]+))";
+constexpr const char* kResumeFlag = R"((?i)(?:^|\s)--(?:resume|load|resume[-_]from[-_]checkpoint)(?:[= ]+(\S+))?|\bResuming (?:training|from|run)\b|\bRestarting (?:from|training)\b|SLURM_RESTART_COUNT=([1-9]))";
+constexpr const char* kMegatronLoad = R"(^\s*load\s\.{3,}\s(\S+))";
+constexpr const char* kFresh = R"((?i)will not load any checkpoints|start(?:ing)? (?:training )?from (?:scratch|random)|training from scratch|no checkpoint (?:found|to resume)|could not find (?:the )?(?:metadata file|checkpoint))";
+constexpr const char* kLaunchBlocking = R"((?:^|[\s:'"])CUDA_LAUNCH_BLOCKING['"]?\s*[=:]\s*['"]?1\b)";
+constexpr const char* kThrottle = R"((?i)(?:thermal|power) (?:slowdown|brake|cap)\s*:\s*active|throttl(?:e|ing)[^:]*:\s*active|clocks? (?:are )?(?:being )?throttled|thermal violation|\b(?:HW|SW)_(?:THERMAL_|POWER_BRAKE_)?SLOWDOWN\b)";
+constexpr const char* kLoader = R"((?i)does not have many workers which may be a bottleneck|suggested max number of worker|(?:dataloader|data loader|input pipeline)[^.]{0,40}\bbottleneck|waiting (?:on|for) (?:input|data))";
+
 struct Patterns {
   RE2::Options opt() {
     RE2::Options o;
@@ -57,37 +86,37 @@ struct Patterns {
     return o;
   }
   // Steps.
-  RE2 step{R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*/\s*(\d{1,9}))?)", opt()};
-  RE2 bracket_step{R"(^\s*\[\s*(\d{1,9})\s*\])", opt()};
-  RE2 frac_bar{R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])", opt()};
-  RE2 epoch{R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)", opt()};
+  RE2 step{kStep, opt()};
+  RE2 bracket_step{kBracketStep, opt()};
+  RE2 frac_bar{kFracBar, opt()};
+  RE2 epoch{kEpoch, opt()};
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
-  RE2 step_setting{R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)", opt()};
-  RE2 total{R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))", opt()};
+  RE2 step_setting{kStepSetting, opt()};
+  RE2 total{kTotal, opt()};
   // Timings.
-  RE2 per_step{R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)", opt()};
-  RE2 it_per_s{R"(([\d.]+)\s*it/s\b)", opt()};
-  RE2 megatron_ms{R"(elapsed time per iteration \(ms\):\s*([\d.]+))", opt()};
-  RE2 iter_time{R"((?i)iter(?:ation)? time \((ms|s)\):\s*([\d.]+))", opt()};
-  RE2 named_step{R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
-  RE2 compute{R"((?i)(?:^|[^\w])(?:fwd_bwd|compute_time|compute|forward_backward|fwd)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
-  RE2 wait{R"((?i)(?:^|[^\w])(?:allreduce_wait|comm_wait|comm_time|sync_wait|wait_time|bwd_allreduce)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)", opt()};
+  RE2 per_step{kPerStep, opt()};
+  RE2 it_per_s{kItPerS, opt()};
+  RE2 megatron_ms{kMegatronMs, opt()};
+  RE2 iter_time{kIterTime, opt()};
+  RE2 named_step{kNamedStep, opt()};
+  RE2 compute{kCompute, opt()};
+  RE2 wait{kWait, opt()};
   // "data_time: 0.3", "data=12ms", "data_time 0.3", and the ImageNet example's "Data 0.31 (0.29)".
-  RE2 data{R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])(?:data_time|Data)\s+([\d.]+)\s*(ms|s)?(?:\s*\(|\s|$))", opt()};
-  RE2 grad{R"((?i)grad[_ ]?norm['"]?\s*[:=]?\s*([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)))", opt()};
-  RE2 lr{R"((?i)(?:^|[^\w])(?:learning[_ ]rate|lr)['"]?\s*[:=]?\s*\[?\s*([-+]?\d+\.?\d*(?:e[-+]?\d+)?))", opt()};
-  RE2 body_rank{R"((?i)(?:^|[^\w])rank\s*[=:]?\s*(\d{1,6})\b)", opt()};
-  RE2 ts{R"((\d{4})[-/](\d{2})[-/](\d{2})[ T](\d{2}):(\d{2}):(\d{2}))", opt()};
+  RE2 data{kData, opt()};
+  RE2 grad{kGrad, opt()};
+  RE2 lr{kLr, opt()};
+  RE2 body_rank{kBodyRank, opt()};
+  RE2 ts{kTs, opt()};
   // Markers.
-  RE2 save{R"((?i)(?:sav(?:e|ed|ing)|wr(?:ote|iting))\b[^.]{0,40}\b(?:checkpoint|ckpt)|checkpoint (?:saved|written))", opt()};
-  RE2 load{R"((?i)loading checkpoint (?:from|at)|(?:successfully )?loaded checkpoint|Restoring states from the checkpoint|Restored all states|Continuing training from checkpoint|resumed (?:training )?from|resuming from checkpoint .*(?:step|iteration|epoch)\s*\d|load(?:ed|ing) (?:model|optimizer|training) state|loaded state dict from)", opt()};
-  RE2 resume_kv{R"((?i)(?:resume(?:_from_checkpoint|_from|_path|_ckpt)?|ckpt_path|load_checkpoint|initial_epoch|restore_from)['"]?\s*[=:]\s*['"]?([\w./-]+))", opt()};
-  RE2 resume_flag{R"((?i)(?:^|\s)--(?:resume|load|resume[-_]from[-_]checkpoint)(?:[= ]+(\S+))?|\bResuming (?:training|from|run)\b|\bRestarting (?:from|training)\b|SLURM_RESTART_COUNT=([1-9]))", opt()};
-  RE2 megatron_load{R"(^\s*load\s\.{3,}\s(\S+))", opt()};
-  RE2 fresh{R"((?i)will not load any checkpoints|start(?:ing)? (?:training )?from (?:scratch|random)|training from scratch|no checkpoint (?:found|to resume)|could not find (?:the )?(?:metadata file|checkpoint))", opt()};
-  RE2 launch_blocking{R"((?:^|[\s:'"])CUDA_LAUNCH_BLOCKING['"]?\s*[=:]\s*['"]?1\b)", opt()};
-  RE2 throttle{R"((?i)(?:thermal|power) (?:slowdown|brake|cap)\s*:\s*active|throttl(?:e|ing)[^:]*:\s*active|clocks? (?:are )?(?:being )?throttled|thermal violation|\b(?:HW|SW)_(?:THERMAL_|POWER_BRAKE_)?SLOWDOWN\b)", opt()};
-  RE2 loader{R"((?i)does not have many workers which may be a bottleneck|suggested max number of worker|(?:dataloader|data loader|input pipeline)[^.]{0,40}\bbottleneck|waiting (?:on|for) (?:input|data))", opt()};
+  RE2 save{kSave, opt()};
+  RE2 load{kLoad, opt()};
+  RE2 resume_kv{kResumeKv, opt()};
+  RE2 resume_flag{kResumeFlag, opt()};
+  RE2 megatron_load{kMegatronLoad, opt()};
+  RE2 fresh{kFresh, opt()};
+  RE2 launch_blocking{kLaunchBlocking, opt()};
+  RE2 throttle{kThrottle, opt()};
+  RE2 loader{kLoader, opt()};
 };
 
 const Patterns& P() {
@@ -326,6 +355,40 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   const re2::StringPiece sp(body.data(), body.size());
   if (has(body, "norm") && RE2::PartialMatch(sp, p.grad, &v)) grad_norm.add(line, num(v));
   if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) lr.add(line, num(v));
+}
+
+void ProgressTracker::count_unread(std::uint64_t steps, std::uint64_t saves, std::uint64_t throttles) {
+  progress_lines += steps;
+  ckpt_saves += saves;
+  throttle_active_n += throttles;
+}
+
+const std::vector<CuePattern>& progress_cues() {
+  static const std::vector<CuePattern> cues = {
+      // Looser than kStep / kBracketStep / kFracBar / kTs (a superset of what they match):
+      // patterns that end in a run of digits report every digit as a match end, which
+      // costs the matcher far more than a short literal does.
+      {R"((?i)step|iter|epoch)", CueKind::step},
+      {R"(^\s*\[\s*\d)", CueKind::step},
+      {R"(/\d+\s*[\[(])", CueKind::step},
+      {R"(\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d)", CueKind::stamp},
+      {kTotal, CueKind::marker},
+      {kLoad, CueKind::marker},
+      {kResumeKv, CueKind::marker},
+      {kResumeFlag, CueKind::marker},
+      {kMegatronLoad, CueKind::marker},
+      {kFresh, CueKind::marker},
+      {kLaunchBlocking, CueKind::marker},
+      {kLoader, CueKind::marker},
+      {"Running training", CueKind::marker},
+      {"Using network Socket|NET/Socket : Using|Using network IB|NET/IB : Using", CueKind::marker},
+      {"throttle_reasons|event_reasons|clocks_throttle|clocks_event", CueKind::marker},
+      {kSave, CueKind::save},
+      {kThrottle, CueKind::throttle},
+      {", Active", CueKind::throttle},
+      {R"((?i)(?:^|[^\w])[-+]?(?:nan|inf(?:inity)?)\b)", CueKind::nonfinite},
+  };
+  return cues;
 }
 
 }  // namespace gpualert::classify::detail

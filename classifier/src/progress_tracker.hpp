@@ -55,11 +55,25 @@ struct RankTiming {
   std::string text;
 };
 
+// What the fast matcher looks for on behalf of the tracker: a line with none of these
+// teaches it nothing. STEP lines may be progress, STAMP lines carry a date and time;
+// the others name a marker (MARKER), a checkpoint save (SAVE), a throttle record
+// (THROTTLE) or a non-finite value (NONFINITE), whose first occurrences are always read.
+enum class CueKind : unsigned char { step, stamp, marker, save, throttle, nonfinite };
+struct CuePattern {
+  const char* expr;  // RE2 syntax: the tracker's own pattern, or a looser one that is cheaper to find
+  CueKind kind;
+};
+const std::vector<CuePattern>& progress_cues();
+
 class ProgressTracker {
  public:
   // One line (or one carriage-return segment of it). PREFIX is a launcher's rank
   // label ("[rank1]:"), BODY the rest. HAS_LOSS: the loss rule matched here.
   void feed(std::string_view body, std::string_view prefix, std::uint64_t line, bool has_loss);
+  // Lines that were not read in full (thinned out of a long, steady middle) but that
+  // count: progress lines, checkpoint saves, throttle records (estimates).
+  void count_unread(std::uint64_t steps, std::uint64_t saves, std::uint64_t throttles);
 
   // Steps.
   bool have_step = false;

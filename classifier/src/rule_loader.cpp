@@ -8,6 +8,7 @@
 
 #include "gpualert/classifier/classifier.hpp"
 #include "gpualert/classifier/taxonomy.hpp"
+#include "line_selection.hpp"
 #include "rule_set.hpp"
 
 namespace gpualert::classify::detail {
@@ -201,6 +202,7 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     const ClassText* ct = set->text_for(s.cls);
     r.priority = s.priority >= 0 ? s.priority : (ct && ct->has_priority ? ct->priority : 50);
     const std::string pattern = s.icase ? "(?i)" + s.pattern : s.pattern;
+    r.pattern = pattern;
     r.re = std::make_unique<RE2>(pattern, opts);
     if (!r.re->ok()) fail(s.file, "rule '" + s.id + "': invalid RE2 pattern: " + r.re->error());
     r.has_captures = r.re->NumberOfCapturingGroups() > 0;
@@ -213,6 +215,8 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
       std::string err;
       if (set->line_set->Add(pattern, &err) < 0) fail(s.file, "rule '" + s.id + "': invalid RE2 pattern: " + err);
       set->line_rules.push_back(idx);
+      if (r.role == Role::progress) set->progress_rules.push_back(idx);
+      if (r.role == Role::done) set->done_rules.push_back(idx);
     } else {
       set->exception_rules.push_back(idx);
     }
@@ -226,6 +230,7 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
   }
   if (!set->line_rules.empty() && !set->line_set->Compile())
     throw RuleError("rules: the line patterns together exceed RE2's memory budget");
+  attach_matcher(*set, default_matcher_cache_dir());
   return set;
 }
 

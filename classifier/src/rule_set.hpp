@@ -9,6 +9,8 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "fast_matcher.hpp"
+
 namespace gpualert::classify::detail {
 
 // What a match means to the decision logic.
@@ -37,6 +39,7 @@ struct Rule {
   std::string says;           // claim template, {fact} placeholders
   std::vector<std::string> overrides;  // rule ids this rule silences on the same line
   std::vector<int> override_idx;       // resolved indices of `overrides`
+  std::string pattern;  // as given to RE2 (with "(?i)" for icase rules)
   std::unique_ptr<RE2> re;
   std::unique_ptr<RE2> frames_re;  // exception rules only: must match the traceback's frames
   bool has_captures = false;
@@ -56,7 +59,14 @@ struct RuleSet {
   std::vector<Rule> rules;
   std::vector<int> line_rules;       // RE2::Set index -> rule index
   std::vector<int> exception_rules;  // rule indices, in file order
-  std::unique_ptr<RE2::Set> line_set;
+  std::unique_ptr<RE2::Set> line_set;  // all line rules: lines the fast matcher did not see as written
+  std::vector<int> progress_rules;     // line rules with Role::progress / Role::done
+  std::vector<int> done_rules;
+  // Selects the lines worth reading (line_selection.hpp); null: read every line.
+  std::unique_ptr<FastMatcher> matcher;
+  std::vector<int> slow_line_rules;  // rules the matcher cannot select: RE2 on every line
+  std::unique_ptr<RE2::Set> slow_set;
+  std::vector<std::string> engine_notes;  // what the matcher could not take, for the user
   std::map<std::string, ClassText, std::less<>> classes;
 
   const ClassText* text_for(std::string_view cls) const {

@@ -108,8 +108,13 @@ TracebackParser::PerRank& TracebackParser::state_for(std::string_view prefix) {
 }
 
 TracebackParser::Result TracebackParser::feed(const LineView& lv) {
-  Result out;
   PerRank& st = state_for(lv.prefix);
+  last_ = &st;
+  return feed_line(st, lv);
+}
+
+TracebackParser::Result TracebackParser::feed_line(PerRank& st, const LineView& lv) {
+  Result out;
   const std::string_view s = lv.body;
 
   // "Original Traceback" is the worker's own traceback that a DataLoader / DataParallel

@@ -39,6 +39,9 @@ class TracebackParser {
   };
   Result feed(const LineView& lv);
   std::uint64_t tracebacks() const { return tracebacks_; }
+  // The rank of the line just fed is inside a traceback (or just after one): its next
+  // lines must all be fed, whatever they look like.
+  bool busy() const { return last_ && (last_->state != State::idle || last_->ignored_next); }
 
  private:
   enum class State { idle, frames, after_exception };
@@ -54,10 +57,12 @@ class TracebackParser {
     std::string frames;    // frame lines of the traceback being read
   };
   PerRank& state_for(std::string_view prefix);
+  Result feed_line(PerRank& st, const LineView& lv);
   std::map<std::string, PerRank, std::less<>> ranks_;
   int next_chain_ = 0;
   std::uint64_t tick_ = 0;
   std::uint64_t tracebacks_ = 0;
+  const PerRank* last_ = nullptr;
 };
 
 }  // namespace gpualert::classify::detail

@@ -1,6 +1,7 @@
 #pragma once
 // The diagnosis engine. Rules are data (etc/rules/*.json, compiled in as the
-// built-in set; sites may add files). Patterns use RE2: linear time on any input.
+// built-in set; sites may add files). Patterns use RE2 (linear time on any input);
+// a Hyperscan database of all of them picks the lines worth reading.
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -35,6 +36,12 @@ class Classifier {
   Verdict classify_text(std::string_view text, const RunStatus& status) const;
 
   std::size_t rule_count() const;
+  // What the fast matcher could not take (each such rule is checked on every line,
+  // slower); empty when it took everything.
+  const std::vector<std::string>& engine_notes() const;
+  // Read every line in full with RE2 alone, as a reference for the fast path (tests,
+  // `gpualert classify --reference`). Same verdicts, much slower.
+  void set_reference_scan(bool on) { reference_ = on; }
 
   Classifier(Classifier&&) noexcept;
   Classifier& operator=(Classifier&&) noexcept;
@@ -43,6 +50,7 @@ class Classifier {
  private:
   explicit Classifier(std::shared_ptr<const RuleSet> rules);
   std::shared_ptr<const RuleSet> rules_;
+  bool reference_ = false;
 };
 
 }  // namespace gpualert::classify
