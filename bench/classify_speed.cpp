@@ -1,5 +1,6 @@
 // classify-speed: generates a large mixed log (training output + hostile lines) and
 // reports how fast the classifier reads it. Reported, not asserted.
+// Usage: classify-speed [MIB] [--keep PATH]   (--keep: write the log to PATH and keep it)
 #include <unistd.h>
 
 #include <chrono>
@@ -17,8 +18,10 @@
 int main(int argc, char** argv) {
   const double mb = argc > 1 ? std::atof(argv[1]) : 200.0;
   const auto target = static_cast<std::uint64_t>(mb * 1024 * 1024);
+  const bool keep = argc > 3 && std::string(argv[2]) == "--keep";
   const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("gpualert-speed-" + std::to_string(::getpid()) + ".log");
+      keep ? std::filesystem::path(argv[3])
+           : std::filesystem::temp_directory_path() / ("gpualert-speed-" + std::to_string(::getpid()) + ".log");
   std::mt19937 rng(42);
   {
     std::ofstream out(path, std::ios::binary);
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
   const auto t1 = std::chrono::steady_clock::now();
   const double s = std::chrono::duration<double>(t1 - t0).count();
   const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
-  std::filesystem::remove(path);
+  if (!keep) std::filesystem::remove(path);
   const double mib = double(size) / (1024.0 * 1024.0);
   std::printf("classified %.1f MiB, %llu lines: wall %.2f s (%.1f MiB/s, %.0f lines/s), cpu %.2f s (%.1f MiB/s, %.0f lines/s); "
               "verdict %s, %zu rules\n",

@@ -44,6 +44,8 @@ void attach_matcher(RuleSet& set, const std::string& cache_dir) {
                                  "): every line is read with RE2 (slower)");
       return;
     }
+  }
+  for (const auto& p : set.matcher->rejected()) {
     const int idx = set.line_rules[p.id];
     set.slow_line_rules.push_back(idx);
     const Rule& r = set.rules[static_cast<std::size_t>(idx)];

@@ -388,6 +388,7 @@ void LogScanner::read_line(std::string_view text, std::uint64_t lineno, std::uin
     line_ids_.clear();
   }
   const bool rewritten = text.data() != raw.data();
+  line_rewritten_ = rewritten;  // its text lives in a reused buffer, not in the block
   each_segment(text, [&](std::string_view seg) {
     if (rewritten || opt_.reference) {
       // Every rule, by RE2 (the reference behaviour).
@@ -403,6 +404,7 @@ void LogScanner::read_line(std::string_view text, std::uint64_t lineno, std::uin
     }
     segment(seg, lineno, cues, keep);
   });
+  line_rewritten_ = false;
 }
 
 void LogScanner::segment(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep) {
@@ -467,6 +469,7 @@ void LogScanner::queue_progress(std::string_view text, std::uint64_t lineno, std
   p.section = section_;
   if (section_ >= 0) p.section_key = section_key_;
   p.set(text);
+  if (line_rewritten_) p.own();
   if (opt_.reference) read_progress(p);  // in order, nothing thinned
   else thinner_.push(std::move(p));
 }

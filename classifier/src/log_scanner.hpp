@@ -87,7 +87,7 @@ class LogScanner {
   ScanResult& result();
 
   // The first part of the log is read in full; after it progress lines are thinned.
-  static constexpr std::uint64_t kDenseHeadBytes = 8u << 20;
+  static constexpr std::uint64_t kDenseHeadBytes = 1u << 20;
   // Lines after a traceback / launcher summary line that are read whatever they say.
   static constexpr std::uint64_t kDenseAfter = 64;
 
@@ -132,6 +132,7 @@ class LogScanner {
       std::vector<std::pair<std::uint64_t, std::string>>(ScanResult::kTailLines);
   std::size_t ring_next_ = 0;
   std::string quotes_, pquotes_;  // a line with typographic quotes, rewritten with ASCII ones
+  bool line_rewritten_ = false;  // the line being read is in quotes_
   bool finished_ = false;
 
  public:

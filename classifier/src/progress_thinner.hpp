@@ -69,7 +69,7 @@ class ProgressThinner {
   static constexpr std::size_t kKeepSteps = 256;
   static constexpr std::size_t kMaxHeld = 16384;
   static constexpr std::size_t kMaxHeldBytes = 4u << 20;
-  static constexpr unsigned kSampleOneIn = 64;
+  static constexpr unsigned kSampleOneIn = 256;
 
  private:
   static bool steplike(const PendingLine& l) { return (l.cues & (kCueStep | kCueLoss | kCueDone)) != 0; }

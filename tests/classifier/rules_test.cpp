@@ -122,5 +122,17 @@ TEST(Taxonomy, FamiliesAndAttribution) {
   EXPECT_GE(all_classes().size(), 38u);
 }
 
+// A site rule the fast matcher cannot take ("(?U)", RE2's ungreedy flag) still works,
+// checked on every line by RE2, and the classifier says so instead of staying silent.
+TEST(Rules, ARuleTheFastMatcherCannotTakeStillWorksAndIsNamed) {
+  RuleFile f(R"({"schema": 1, "rules": [{"id": "site.quota", "class": "ram_oom",
+                 "pattern": "(?U)memory quota of job (\\w+) exceeded"}]})");
+  const Classifier c = Classifier::with_builtin_rules({f.path});
+  ASSERT_EQ(c.engine_notes().size(), 1u);
+  EXPECT_NE(c.engine_notes()[0].find("site.quota"), std::string::npos) << c.engine_notes()[0];
+  const auto v = c.classify_text("step 10 loss 2.0\nmemory quota of job 77 exceeded\n", exit_status(1));
+  EXPECT_EQ(v.cls, "ram_oom") << to_text_for_test(v);
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test

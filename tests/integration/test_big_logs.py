@@ -8,45 +8,17 @@ import subprocess
 
 from harness import GpualertCase, parse_message
 
-# Writes SIZE bytes of training chatter to stdout, then an OOM traceback to stderr, exit 1.
-GENERATOR = r'''
-import sys
-size = int(sys.argv[1])
-lines = []
-for i in range(20000):
-    k = i % 5
-    if k == 0:
-        lines.append("{'loss': %.4f, 'grad_norm': 1.%03d, 'learning_rate': 1e-05, 'epoch': %.2f}\n" % (2.5 - i * 1e-5, i % 997, i / 20000))
-    elif k == 1:
-        lines.append(" %d%%|####      | %d/100000 [01:%02d<09:00,  3.01it/s]\n" % (i % 100, i, i % 60))
-    elif k == 2:
-        lines.append("node%03d:%d:%d [%d] NCCL INFO Channel %02d/0 : 0[%d] -> 1[%d] via P2P/IPC\n" % (i % 64, 1000 + i, 1100 + i, i % 8, i % 32, i % 8, (i + 1) % 8))
-    elif k == 3:
-        lines.append("[2026-11-24 10:%02d:%02d,%03d] [INFO] [logging.py:96:log_dist] [Rank 0] step=%d, skipped=0, lr=[1e-05], mom=[(0.9, 0.999)]\n" % (i % 60, i % 60, i % 1000, i))
-    else:
-        lines.append(" iteration %8d/  500000 | consumed samples: %12d | elapsed time per iteration (ms): 512.3 | lm loss: 2.%06d |\n" % (i, i * 512, i))
-block = "".join(lines).encode()
-out = sys.stdout.buffer
-written = 0
-while written + len(block) <= size:
-    out.write(block)
-    written += len(block)
-out.write(block[: size - written])
-out.flush()
-sys.stderr.write("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
-                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
-                 "of 79.15 GiB of which 1.02 GiB is free.\n")
-sys.exit(1)
-'''
+# Writes SIZE bytes of training chatter to stdout, then an OOM traceback to stderr, exit 1
+# (the benchmark's generator: one definition of "realistic").
+GENERATOR_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "classifier",
+                              "realistic_log.py")
 
 
 class BigLogs(GpualertCase):
     def test_a_one_gigabyte_log_still_gets_its_message(self):
         tmpdir = os.path.join(self.tmp, "tmp")
         os.makedirs(tmpdir)
-        gen = os.path.join(self.tmp, "gen.py")
-        with open(gen, "w") as f:
-            f.write(GENERATOR)
+        gen = GENERATOR_PATH
         r = self.gpualert([], ["/usr/bin/python3", gen, str(1 << 30)], env={"TMPDIR": tmpdir},
                           stdout=subprocess.DEVNULL, timeout=600)
         self.assertEqual(r.returncode, 1, r.stderr[-2000:])
