@@ -38,7 +38,11 @@ int main(int argc, char** argv) {
         case 0: line = "{'loss': " + std::to_string(3.0 - double(step % 1000) / 500.0) + ", 'grad_norm': 1.2, 'learning_rate': 1e-4, 'epoch': 0.5}"; break;
         case 1: line = "gpu041:22011:22055 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7"; break;
         case 2: line = hostile + "!"; break;
-        case 3: line = std::string("\x01\x02\xff\xfe binary \0 garbage \x7f", 30); break;
+        case 3: {
+          static constexpr char kBinary[] = "\x01\x02\xff\xfe binary \0 garbage \x7f";
+          line = std::string(kBinary, sizeof kBinary - 1);
+          break;
+        }
         case 4: line = " 45%|████▌     | 4500/10000 [12:34<15:21,  5.97it/s]"; break;
         case 5: line = "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1518, in _call_impl"; break;
         case 6: line = "[rank3]: step " + std::to_string(step) + " | loss " + std::to_string(2.5 - double(step % 100) / 100.0) + " | lr 3e-4"; break;

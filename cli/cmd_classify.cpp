@@ -21,8 +21,6 @@ int classify_command(const ClassifyOptions& o) {
     return 2;
   }
   c->set_reference_scan(o.reference);
-  // A rule the fast matcher cannot take still works, more slowly: say so, never silently.
-  for (const auto& n : c->engine_notes()) std::cerr << "gpualert classify: note: " << n << "\n";
   classify::RunStatus status;
   status.exit_code = o.exit_code;
   status.slurm_state = o.state;
@@ -61,6 +59,8 @@ int classify_command(const ClassifyOptions& o) {
       rc = 1;
     }
   }
+  // A rule the fast matcher cannot take still works, more slowly: say so, never silently.
+  for (const auto& n : c->engine_notes()) std::cerr << "gpualert classify: note: " << n << "\n";
   return rc;
 }
 

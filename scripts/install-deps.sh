@@ -2,7 +2,7 @@
 # Installs the Debian packages gpualert needs to build and test (idempotent; needs root).
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config
-      libre2-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
+      libre2-dev libhyperscan-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
       libgtest-dev libgmock-dev libslurm-dev
       python3 python3-aiosmtpd openssl ca-certificates)
 missing=()

@@ -2,6 +2,7 @@
 #include "gpualert/classifier/classifier.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,9 +42,13 @@ std::shared_ptr<const RuleSet> build(const std::vector<detail::RuleSource>& sour
   return std::make_shared<const RuleSet>(detail::compile_rules(sources));
 }
 
+// Below this size a log is read line by line faster than the fast matcher's database
+// compiles (when no cached one exists): only a bigger log, or a stream, builds it.
+constexpr std::uint64_t kBuildMatcherBytes = 4u << 20;
+
 struct Run {
-  Run(const detail::RuleSet& rules, bool reference)
-      : scanner(rules, detail::ScanOptions{reference}),
+  Run(const detail::RuleSet& rules, bool reference, bool build_matcher)
+      : scanner(rules, detail::ScanOptions{reference, build_matcher}),
         splitter([this](std::string_view l, std::uint64_t n) { return scanner.block(l, n); }) {}
   detail::LogScanner scanner;
   detail::LineSplitter splitter;
@@ -83,15 +88,20 @@ std::size_t Classifier::rule_count() const { return rules_->impl->rules.size(); 
 
 const std::vector<std::string>& Classifier::engine_notes() const { return rules_->impl->engine_notes; }
 
+bool Classifier::build_fast_matcher() const { return rules_->impl->fast_matcher(true) != nullptr; }
+
 Verdict Classifier::classify_text(std::string_view text, const RunStatus& status) const {
-  Run run(*rules_->impl, reference_);
+  Run run(*rules_->impl, reference_, text.size() >= kBuildMatcherBytes);
   run.splitter.feed(text);
   run.splitter.finish();
   return finish(*rules_->impl, run, text.size(), nullptr, status);
 }
 
 Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
-  Run run(*rules_->impl, reference_);
+  struct stat sb {};
+  const bool small_file = ::fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                          static_cast<std::uint64_t>(sb.st_size) < kBuildMatcherBytes;
+  Run run(*rules_->impl, reference_, !small_file);
   const auto st = detail::read_fd(fd, run.splitter, status.read_deadline);
   return finish(*rules_->impl, run, st.bytes_read, &st, status);
 }

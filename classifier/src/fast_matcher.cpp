@@ -26,13 +26,16 @@ std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
   return h;
 }
 
-std::string cache_key(const std::vector<PatternSpec>& patterns) {
+std::string cache_key(const std::vector<PatternSpec>& patterns, const std::string& salt) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   h = fnv1a(h, hs_version());
+  h = fnv1a(h, salt);
   for (const auto& p : patterns) {
     h = fnv1a(h, std::to_string(p.id));
     h = fnv1a(h, std::string_view("\0", 1));
     h = fnv1a(h, p.expr);
+    h = fnv1a(h, std::string_view("\n\0", 2));
+    h = fnv1a(h, p.origin);
     h = fnv1a(h, std::string_view("\n\0", 2));
   }
   char buf[17];
@@ -184,11 +187,10 @@ std::string translate_for_prefilter(std::string_view p) {
   return out;
 }
 
-std::unique_ptr<FastMatcher> FastMatcher::build(const std::vector<PatternSpec>& patterns, const std::string& cache_dir) {
+std::unique_ptr<FastMatcher> FastMatcher::load_cached(const std::vector<PatternSpec>& patterns, const std::string& salt,
+                                                      const std::string& cache_dir) {
   std::unique_ptr<FastMatcher> m(new FastMatcher());
-  if (patterns.empty()) return m;
-  const std::string key = cache_key(patterns);
-
+  const std::string key = cache_key(patterns, salt);
   if (const int dfd = open_cache_dir(cache_dir, false); dfd >= 0) {
     const int fd = ::openat(dfd, file_name(key).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     ::close(dfd);
@@ -211,7 +213,14 @@ std::unique_ptr<FastMatcher> FastMatcher::build(const std::vector<PatternSpec>& 
       }
     }
   }
+  return nullptr;
+}
 
+std::unique_ptr<FastMatcher> FastMatcher::build(const std::vector<PatternSpec>& patterns, const std::string& salt,
+                                                const std::string& cache_dir) {
+  std::unique_ptr<FastMatcher> m(new FastMatcher());
+  if (patterns.empty()) return m;
+  const std::string key = cache_key(patterns, salt);
   std::vector<PatternSpec> todo = patterns;
   std::vector<unsigned> flags(todo.size(), HS_FLAG_MULTILINE);
   for (;;) {

@@ -20,8 +20,9 @@ struct hs_scratch;
 namespace gpualert::classify::detail {
 
 struct PatternSpec {
-  std::string expr;  // Hyperscan syntax (see translate_for_prefilter)
+  std::string expr;    // Hyperscan syntax (see translate_for_prefilter)
   unsigned id = 0;
+  std::string origin;  // the RE2 pattern it stands for: part of the cache key
 };
 
 struct PatternProblem {
@@ -36,10 +37,14 @@ struct MatchEnd {
 
 class FastMatcher {
  public:
-  // Compiles PATTERNS (or loads them from CACHE_DIR when an identical set was compiled
-  // before; an empty CACHE_DIR means no cache). Never throws for a pattern it cannot
-  // take: see prefiltered() and rejected().
-  static std::unique_ptr<FastMatcher> build(const std::vector<PatternSpec>& patterns, const std::string& cache_dir);
+  // The database for exactly PATTERNS from CACHE_DIR, or null when there is none.
+  // SALT: anything else the cached database stands for (it joins the key).
+  static std::unique_ptr<FastMatcher> load_cached(const std::vector<PatternSpec>& patterns, const std::string& salt,
+                                                  const std::string& cache_dir);
+  // Compiles PATTERNS and keeps the database in CACHE_DIR (if it is usable; "" = no
+  // cache). Never throws for a pattern it cannot take: see prefiltered() and rejected().
+  static std::unique_ptr<FastMatcher> build(const std::vector<PatternSpec>& patterns, const std::string& salt,
+                                            const std::string& cache_dir);
   ~FastMatcher();
   FastMatcher(const FastMatcher&) = delete;
   FastMatcher& operator=(const FastMatcher&) = delete;

@@ -23,29 +23,19 @@ const std::vector<const char*>& evidence_triggers() {
   return t;
 }
 
-void attach_matcher(RuleSet& set, const std::string& cache_dir) {
-  std::vector<PatternSpec> specs;
-  for (std::size_t i = 0; i < set.line_rules.size(); ++i) {
-    const Rule& r = set.rules[static_cast<std::size_t>(set.line_rules[i])];
-    specs.push_back({translate_for_prefilter(r.pattern), static_cast<unsigned>(i)});
-  }
-  const auto& cues = progress_cues();
-  for (std::size_t i = 0; i < cues.size(); ++i)
-    specs.push_back({translate_for_prefilter(cues[i].expr), kCueIdBase + static_cast<unsigned>(i)});
-  const auto& trig = evidence_triggers();
-  for (std::size_t i = 0; i < trig.size(); ++i) specs.push_back({trig[i], kTriggerIdBase + static_cast<unsigned>(i)});
+namespace {
 
-  set.matcher = FastMatcher::build(specs, cache_dir);
-  for (const auto& p : set.matcher->rejected()) {
+// Takes M as SET's matcher: the rules it could not take go to RE2 on every line.
+void adopt(const RuleSet& set, std::unique_ptr<FastMatcher> m) {
+  for (const auto& p : m->rejected()) {
     if (p.id >= kCueIdBase) {
       // Without its cues and triggers the matcher cannot stand in for reading every line.
-      set.matcher.reset();
       set.engine_notes.push_back("the fast matcher cannot take a built-in pattern (" + p.reason +
                                  "): every line is read with RE2 (slower)");
       return;
     }
   }
-  for (const auto& p : set.matcher->rejected()) {
+  for (const auto& p : m->rejected()) {
     const int idx = set.line_rules[p.id];
     set.slow_line_rules.push_back(idx);
     const Rule& r = set.rules[static_cast<std::size_t>(idx)];
@@ -53,13 +43,48 @@ void attach_matcher(RuleSet& set, const std::string& cache_dir) {
                                p.reason + "); it is checked with RE2 on every line (slower)");
   }
   if (!set.slow_line_rules.empty()) {
-    RE2::Options opts;
-    opts.set_log_errors(false);
-    opts.set_max_mem(64 << 20);
-    set.slow_set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
+    set.slow_set = std::make_unique<RE2::Set>(rule_regex_options(), RE2::UNANCHORED);
     for (int idx : set.slow_line_rules) set.slow_set->Add(set.rules[static_cast<std::size_t>(idx)].pattern, nullptr);
     set.slow_set->Compile();
   }
+  set.matcher = std::move(m);
+}
+
+}  // namespace
+
+void attach_matcher(RuleSet& set, const std::string& cache_dir, const std::function<void()>& validate) {
+  auto& plan = set.matcher_plan;
+  plan.cache_dir = cache_dir;
+  for (std::size_t i = 0; i < set.line_rules.size(); ++i) {
+    const Rule& r = set.rules[static_cast<std::size_t>(set.line_rules[i])];
+    plan.specs.push_back({translate_for_prefilter(r.pattern), static_cast<unsigned>(i), r.pattern});
+  }
+  const auto& cues = progress_cues();
+  for (std::size_t i = 0; i < cues.size(); ++i)
+    plan.specs.push_back({translate_for_prefilter(cues[i].expr), kCueIdBase + static_cast<unsigned>(i), ""});
+  const auto& trig = evidence_triggers();
+  for (std::size_t i = 0; i < trig.size(); ++i)
+    plan.specs.push_back({trig[i], kTriggerIdBase + static_cast<unsigned>(i), ""});
+  // The exception rules are not in the database, but a cache hit also vouches for them.
+  for (int idx : set.exception_rules) {
+    const Rule& r = set.rules[static_cast<std::size_t>(idx)];
+    plan.salt += r.pattern + '\n' + (r.frames_re ? r.frames_re.pattern() : std::string()) + '\n';
+  }
+  if (auto m = FastMatcher::load_cached(plan.specs, plan.salt, cache_dir)) {
+    set.matcher_tried = true;
+    adopt(set, std::move(m));
+  } else {
+    validate();
+  }
+}
+
+const FastMatcher* RuleSet::fast_matcher(bool build) const {
+  std::lock_guard<std::mutex> lock(matcher_mutex);
+  if (!matcher && build && !matcher_tried) {
+    matcher_tried = true;
+    adopt(*this, FastMatcher::build(matcher_plan.specs, matcher_plan.salt, matcher_plan.cache_dir));
+  }
+  return matcher && !matcher->empty() ? matcher.get() : nullptr;
 }
 
 }  // namespace gpualert::classify::detail

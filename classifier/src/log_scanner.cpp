@@ -150,8 +150,9 @@ LogScanner::LogScanner(const RuleSet& rules, ScanOptions opt)
       opt_(opt),
       thinner_([this](const PendingLine& p) { read_progress(p); }, [this](const PendingLine& p) { skip_progress(p); }) {
   res_.hits.resize(rules.rules.size());
-  if (!rules_.matcher || rules_.matcher->empty()) opt_.reference = true;
-  if (!opt_.reference) scratch_ = std::make_unique<FastMatcher::Scratch>(*rules_.matcher);
+  if (!opt_.reference) matcher_ = rules_.fast_matcher(opt_.build_matcher);
+  if (!matcher_) opt_.reference = true;
+  if (!opt_.reference) scratch_ = std::make_unique<FastMatcher::Scratch>(*matcher_);
   forced_.assign(progress_cues().size(), 0);
 }
 
@@ -165,13 +166,13 @@ Hit LogScanner::make_hit(int rule, std::uint64_t lineno, std::string_view text, 
 }
 
 void LogScanner::capture(const Rule& r, std::string_view subject, Hit& h) const {
-  const int n = r.re->NumberOfCapturingGroups();
+  const int n = r.re.get().NumberOfCapturingGroups();
   std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
-  if (!r.re->Match(re2::StringPiece(subject.data(), subject.size()), 0, subject.size(), RE2::UNANCHORED,
+  if (!r.re.get().Match(re2::StringPiece(subject.data(), subject.size()), 0, subject.size(), RE2::UNANCHORED,
                    sub.data(), n + 1))
     return;
   h.facts.emplace_back("match", one_line(std::string_view(sub[0].data(), sub[0].size()), 160));
-  for (const auto& [idx, name] : r.re->CapturingGroupNames()) {
+  for (const auto& [idx, name] : r.re.get().CapturingGroupNames()) {
     const auto& sp = sub[static_cast<std::size_t>(idx)];
     if (sp.data() == nullptr || sp.empty()) continue;
     const std::string key = fact_name(name);
@@ -194,8 +195,8 @@ void LogScanner::exception_hits(const ParsedException& e, std::uint64_t lineno, 
   std::vector<int> matched, silenced;
   for (int idx : rules_.exception_rules) {
     const Rule& r = rules_.rules[static_cast<std::size_t>(idx)];
-    if (!RE2::PartialMatch(subject, *r.re)) continue;
-    if (r.frames_re && !RE2::PartialMatch(e.frames, *r.frames_re)) continue;
+    if (!RE2::PartialMatch(subject, r.re.get())) continue;
+    if (r.frames_re && !RE2::PartialMatch(e.frames, r.frames_re.get())) continue;
     matched.push_back(idx);
     silenced.insert(silenced.end(), r.override_idx.begin(), r.override_idx.end());
   }
@@ -206,7 +207,7 @@ void LogScanner::exception_hits(const ParsedException& e, std::uint64_t lineno, 
     h.signal = r.signal;
     h.facts.emplace_back("exception", e.type);
     if (!e.message.empty()) h.facts.emplace_back("message", one_line(e.message, 160));
-    if (r.has_captures || r.role == Role::signal) capture(r, subject, h);
+    if (r.has_captures() || r.role == Role::signal) capture(r, subject, h);
     if (r.role == Role::cause) best = std::max(best, r.priority);
     out.push_back(std::move(h));
   }
@@ -287,7 +288,7 @@ std::string_view LogScanner::ascii_quotes(std::string_view text, std::string& bu
 std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
   matches_.clear();
   if (!opt_.reference) {
-    rules_.matcher->scan(lines, *scratch_, matches_);
+    matcher_->scan(lines, *scratch_, matches_);
     if (!std::is_sorted(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; }))
       std::stable_sort(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; });
   }
@@ -394,8 +395,7 @@ void LogScanner::read_line(std::string_view text, std::uint64_t lineno, std::uin
       // Every rule, by RE2 (the reference behaviour).
       confirmed_.clear();
       line_ids_.clear();
-      if (rules_.line_set && !rules_.line_rules.empty())
-        rules_.line_set->Match(re2::StringPiece(seg.data(), seg.size()), &confirmed_);
+      if (!rules_.line_rules.empty()) rules_.line_set().Match(re2::StringPiece(seg.data(), seg.size()), &confirmed_);
       for (int m : confirmed_) {
         const int idx = rules_.line_rules[static_cast<std::size_t>(m)];
         const Role role = rules_.rules[static_cast<std::size_t>(idx)].role;
@@ -424,7 +424,7 @@ void LogScanner::segment(std::string_view text, std::uint64_t lineno, std::uint1
     confirmed_.clear();
     const re2::StringPiece sp(text.data(), text.size());
     for (int i : line_ids_)
-      if (RE2::PartialMatch(sp, *rules_.rules[static_cast<std::size_t>(i)].re)) confirmed_.push_back(i);
+      if (RE2::PartialMatch(sp, rules_.rules[static_cast<std::size_t>(i)].re.get())) confirmed_.push_back(i);
     // A more precise rule can silence a broader one on the same line.
     std::vector<int> silenced;
     for (int i : confirmed_)
@@ -434,7 +434,7 @@ void LogScanner::segment(std::string_view text, std::uint64_t lineno, std::uint1
       const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
       Hit h = make_hit(i, lineno, text, section_);
       h.signal = r.signal;
-      if (r.has_captures) capture(r, text, h);
+      if (r.has_captures()) capture(r, text, h);
       found.push_back(std::move(h));
     }
   }
@@ -488,7 +488,7 @@ void LogScanner::read_progress(const PendingLine& p) {
     if (p.cues & kCueLoss) {
       for (int i : rules_.progress_rules) {
         const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
-        if (!RE2::PartialMatch(sp, *r.re)) continue;
+        if (!RE2::PartialMatch(sp, r.re.get())) continue;
         Hit h = make_hit(i, p.lineno, seg, p.section);
         capture(r, seg, h);
         const auto* key = find_fact(h.facts, "key");
@@ -503,9 +503,9 @@ void LogScanner::read_progress(const PendingLine& p) {
     if (p.cues & kCueDone) {
       for (int i : rules_.done_rules) {
         const Rule& r = rules_.rules[static_cast<std::size_t>(i)];
-        if (!RE2::PartialMatch(sp, *r.re)) continue;
+        if (!RE2::PartialMatch(sp, r.re.get())) continue;
         Hit h = make_hit(i, p.lineno, seg, p.section);
-        if (r.has_captures) capture(r, seg, h);
+        if (r.has_captures()) capture(r, seg, h);
         h.on_warning = !r.on_warnings && looks_like_warning(lv.body);
         res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
         res_.hits[static_cast<std::size_t>(i)].add(std::move(h));

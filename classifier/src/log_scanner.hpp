@@ -75,6 +75,7 @@ struct ScanResult {
 // whenever the matcher is unavailable).
 struct ScanOptions {
   bool reference = false;
+  bool build_matcher = true;  // compile the matcher's database if no cached one exists
 };
 
 class LogScanner {
@@ -106,6 +107,7 @@ class LogScanner {
 
   const RuleSet& rules_;
   ScanOptions opt_;
+  const FastMatcher* matcher_ = nullptr;
   ScanResult res_;
   TracebackParser tb_;
   ProgressThinner thinner_;

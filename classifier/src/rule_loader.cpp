@@ -182,10 +182,6 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     }
   }
 
-  RE2::Options opts;
-  opts.set_log_errors(false);
-  opts.set_max_mem(64 << 20);
-  set->line_set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
   for (auto& s : specs) {
     if (s.disabled) continue;
     Rule r;
@@ -201,19 +197,11 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     r.overrides = s.overrides;
     const ClassText* ct = set->text_for(s.cls);
     r.priority = s.priority >= 0 ? s.priority : (ct && ct->has_priority ? ct->priority : 50);
-    const std::string pattern = s.icase ? "(?i)" + s.pattern : s.pattern;
-    r.pattern = pattern;
-    r.re = std::make_unique<RE2>(pattern, opts);
-    if (!r.re->ok()) fail(s.file, "rule '" + s.id + "': invalid RE2 pattern: " + r.re->error());
-    r.has_captures = r.re->NumberOfCapturingGroups() > 0;
-    if (!s.frames.empty()) {
-      r.frames_re = std::make_unique<RE2>(s.icase ? "(?i)" + s.frames : s.frames, opts);
-      if (!r.frames_re->ok()) fail(s.file, "rule '" + s.id + "': invalid RE2 'frames' pattern: " + r.frames_re->error());
-    }
+    r.pattern = s.icase ? "(?i)" + s.pattern : s.pattern;
+    r.re = LazyRegex(r.pattern);
+    if (!s.frames.empty()) r.frames_re = LazyRegex(s.icase ? "(?i)" + s.frames : s.frames);
     const int idx = static_cast<int>(set->rules.size());
     if (r.scope == Scope::line) {
-      std::string err;
-      if (set->line_set->Add(pattern, &err) < 0) fail(s.file, "rule '" + s.id + "': invalid RE2 pattern: " + err);
       set->line_rules.push_back(idx);
       if (r.role == Role::progress) set->progress_rules.push_back(idx);
       if (r.role == Role::done) set->done_rules.push_back(idx);
@@ -228,10 +216,41 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
         if (set->rules[i].id == o) r.override_idx.push_back(static_cast<int>(i));
     }
   }
-  if (!set->line_rules.empty() && !set->line_set->Compile())
-    throw RuleError("rules: the line patterns together exceed RE2's memory budget");
-  attach_matcher(*set, default_matcher_cache_dir());
+  // Every pattern is compiled once here, unless the matcher's cache shows that exactly
+  // these patterns were (then each is compiled when a line first needs it).
+  attach_matcher(*set, default_matcher_cache_dir(), [&] {
+    for (const auto& r : set->rules) {
+      if (!r.re.get().ok()) fail(r.file, "rule '" + r.id + "': invalid RE2 pattern: " + r.re.get().error());
+      if (r.frames_re && !r.frames_re.get().ok())
+        fail(r.file, "rule '" + r.id + "': invalid RE2 'frames' pattern: " + r.frames_re.get().error());
+    }
+    if (!set->line_rules.empty() && !set->line_set_ok())
+      throw RuleError("rules: the line patterns together exceed RE2's memory budget");
+  });
   return set;
+}
+
+RE2::Options rule_regex_options() {
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  opts.set_max_mem(64 << 20);
+  return opts;
+}
+
+LazyRegex::LazyRegex(std::string pattern) : p_(std::make_unique<State>()) { p_->pattern = std::move(pattern); }
+
+const RE2& LazyRegex::get() const {
+  std::call_once(p_->once, [this] { p_->re = std::make_unique<RE2>(p_->pattern, rule_regex_options()); });
+  return *p_->re;
+}
+
+const RE2::Set& RuleSet::line_set() const {
+  std::call_once(line_set_once_, [this] {
+    line_set_ = std::make_unique<RE2::Set>(rule_regex_options(), RE2::UNANCHORED);
+    for (int idx : line_rules) line_set_->Add(rules[static_cast<std::size_t>(idx)].pattern, nullptr);
+    line_set_compiled_ = line_set_->Compile();
+  });
+  return *line_set_;
 }
 
 }  // namespace gpualert::classify::detail

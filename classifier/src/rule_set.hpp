@@ -2,6 +2,7 @@
 // Compiled rules: the in-memory form of etc/rules/*.json. Internal to the library.
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,30 @@ enum class Role {
 
 enum class Scope { line, exception };
 
+// An RE2 compiled on first use: a run reads few lines in full, so most rules are never
+// needed, and compiling all of them cost more than classifying a short job's log.
+// Patterns are validated when the rule files are loaded (or were, when the fast
+// matcher's database for exactly these patterns was cached). Thread-safe.
+class LazyRegex {
+ public:
+  LazyRegex() = default;
+  explicit LazyRegex(std::string pattern);
+  explicit operator bool() const { return p_ != nullptr; }
+  const std::string& pattern() const { return p_->pattern; }
+  const RE2& get() const;
+
+ private:
+  struct State {
+    std::string pattern;
+    std::once_flag once;
+    std::unique_ptr<RE2> re;
+  };
+  std::unique_ptr<State> p_;
+};
+
+// The options every rule pattern is compiled with.
+RE2::Options rule_regex_options();
+
 struct Rule {
   std::string id;
   std::string cls;
@@ -40,9 +65,9 @@ struct Rule {
   std::vector<std::string> overrides;  // rule ids this rule silences on the same line
   std::vector<int> override_idx;       // resolved indices of `overrides`
   std::string pattern;  // as given to RE2 (with "(?i)" for icase rules)
-  std::unique_ptr<RE2> re;
-  std::unique_ptr<RE2> frames_re;  // exception rules only: must match the traceback's frames
-  bool has_captures = false;
+  LazyRegex re;
+  LazyRegex frames_re;  // exception rules only: must match the traceback's frames
+  bool has_captures() const { return re.get().NumberOfCapturingGroups() > 0; }
 };
 
 // Per-class wording and default priority.
@@ -59,15 +84,33 @@ struct RuleSet {
   std::vector<Rule> rules;
   std::vector<int> line_rules;       // RE2::Set index -> rule index
   std::vector<int> exception_rules;  // rule indices, in file order
-  std::unique_ptr<RE2::Set> line_set;  // all line rules: lines the fast matcher did not see as written
+  // All line rules at once, for lines the fast matcher did not see as written (built on
+  // first use).
+  const RE2::Set& line_set() const;
+  bool line_set_ok() const { return (void)line_set(), line_set_compiled_; }
   std::vector<int> progress_rules;     // line rules with Role::progress / Role::done
   std::vector<int> done_rules;
-  // Selects the lines worth reading (line_selection.hpp); null: read every line.
-  std::unique_ptr<FastMatcher> matcher;
-  std::vector<int> slow_line_rules;  // rules the matcher cannot select: RE2 on every line
-  std::unique_ptr<RE2::Set> slow_set;
-  std::vector<std::string> engine_notes;  // what the matcher could not take, for the user
+  // Selects the lines worth reading (line_selection.hpp). Loaded with the rules when a
+  // cached database exists; otherwise compiled when a log first needs it (BUILD): a
+  // short log is read faster line by line than the database compiles.
+  const FastMatcher* fast_matcher(bool build) const;
+  struct MatcherPlan {
+    std::vector<PatternSpec> specs;
+    std::string salt, cache_dir;
+  } matcher_plan;
+  mutable std::mutex matcher_mutex;
+  mutable bool matcher_tried = false;
+  mutable std::unique_ptr<FastMatcher> matcher;
+  mutable std::vector<int> slow_line_rules;  // rules the matcher cannot select: RE2 on every line
+  mutable std::unique_ptr<RE2::Set> slow_set;
+  mutable std::vector<std::string> engine_notes;  // what the matcher could not take, for the user
   std::map<std::string, ClassText, std::less<>> classes;
+
+ private:
+  mutable std::once_flag line_set_once_;
+  mutable std::unique_ptr<RE2::Set> line_set_;
+  mutable bool line_set_compiled_ = false;
+ public:
 
   const ClassText* text_for(std::string_view cls) const {
     auto it = classes.find(cls);

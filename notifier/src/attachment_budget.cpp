@@ -131,8 +131,10 @@ AttachmentPlan plan_attachments(const std::vector<FileCandidate>& candidates, st
       const GzipResult gz = gzip_snapshot(snap.fd.get(), snap.size, staging_dir, raw_fitting(left), give_up);
       if (gz.ok) {
         PlannedFile pf{c, gz.size, base64_encoded_size(gz.size), true, gz.path, snap.size, nullptr};
-        pf.staged.reset(new std::filesystem::path(gz.path), [](const std::filesystem::path* p) {
-          ::unlink(p->c_str());
+        const int staged_fd = gz.fd;  // an unnamed copy: closing it is deleting it
+        pf.staged.reset(new std::filesystem::path(gz.path), [staged_fd](const std::filesystem::path* p) {
+          if (staged_fd >= 0) ::close(staged_fd);
+          else ::unlink(p->c_str());
           delete p;
         });
         plan.attached.push_back(std::move(pf));

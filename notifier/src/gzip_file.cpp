@@ -2,6 +2,7 @@
 #include "gzip_file.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -64,17 +65,29 @@ GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::p
     res.error = e.what();
     return res;
   }
-  remove_stale_staging(staging_dir);
-  std::string tmpl = (staging_dir / "gpualert-attach-XXXXXX.gz").string();
-  UniqueFd out(::mkostemps(tmpl.data(), 3, O_CLOEXEC));  // mode 0600
-  if (!out.valid()) {
-    res.error = "cannot create a file in " + staging_dir.string() + ": " + std::strerror(errno);
-    return res;
-  }
-  const std::filesystem::path out_path = tmpl;
-  auto fail = [&](std::string why) {
+  // Unnamed first: it vanishes with its last descriptor, whatever kills the process.
+  UniqueFd out(::open(staging_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  std::filesystem::path out_path;
+  const bool unnamed = out.valid() && ::access("/proc/self/fd", X_OK) == 0;
+  if (unnamed) {
+    out_path = "/proc/self/fd/" + std::to_string(out.get());
+  } else {
     out.reset();
-    ::unlink(out_path.c_str());
+    remove_stale_staging(staging_dir);
+    std::string tmpl = (staging_dir / "gpualert-attach-XXXXXX.gz").string();
+    out = UniqueFd(::mkostemps(tmpl.data(), 3, O_CLOEXEC));  // mode 0600
+    if (!out.valid()) {
+      res.error = "cannot create a file in " + staging_dir.string() + ": " + std::strerror(errno);
+      return res;
+    }
+    out_path = tmpl;
+  }
+  auto drop = [&] {
+    out.reset();
+    if (!unnamed) ::unlink(out_path.c_str());
+  };
+  auto fail = [&](std::string why) {
+    drop();
     res.error = std::move(why);
     return res;
   };
@@ -114,8 +127,7 @@ GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::p
       const std::size_t have = buf.size() - d.zs.avail_out;
       written += have;
       if (written > max_out) {
-        out.reset();
-        ::unlink(out_path.c_str());
+        drop();
         res.too_large = true;
         return res;
       }
@@ -124,7 +136,9 @@ GzipResult gzip_snapshot(int fd, std::uint64_t in_size, const std::filesystem::p
       }
     } while (d.zs.avail_out == 0);
   }
-  if (out.close_checked() != 0) {
+  if (unnamed) {
+    res.fd = out.release();
+  } else if (out.close_checked() != 0) {
     ::unlink(out_path.c_str());
     res.error = "cannot write " + out_path.string() + ": " + std::strerror(errno);
     return res;

@@ -117,7 +117,10 @@ void write_text_part(std::ostream& out, const std::string& boundary, std::string
 std::string write_attachment(std::ostream& out, const std::string& boundary, const PlannedFile& f) {
   const std::string name = clean_filename(f.shown_name());
   const std::string type = f.compressed ? "application/gzip" : clean_content_type(f.file.content_type);
-  UniqueFd fd(::open(f.source.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  // A compressed copy is our own staged file, often unnamed and reached through the
+  // /proc/self/fd link; anything else is the user's file and no link is followed.
+  const int nofollow = f.compressed ? 0 : O_NOFOLLOW;
+  UniqueFd fd(::open(f.source.c_str(), O_RDONLY | nofollow | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     const std::string why = fd.valid() ? "not a regular file any more" : std::strerror(errno);

@@ -34,11 +34,13 @@ std::vector<fs::path> logs_under(const fs::path& dir) {
 }
 
 TEST(FastPath, EveryBuiltinRuleIsTakenByTheMatcher) {
+  ASSERT_TRUE(builtin().build_fast_matcher());
   EXPECT_TRUE(builtin().engine_notes().empty()) << builtin().engine_notes().front();
 }
 
 // Every log we have, with and without an exit status: the same verdict, to the byte.
 TEST(FastPath, SameVerdictsAsTheReferenceOnEveryCorpusLog) {
+  ASSERT_TRUE(builtin().build_fast_matcher());  // corpus logs are small: without it they would be read line by line
   std::vector<fs::path> logs = logs_under(GPUALERT_CORPUS_DIR);
   for (const auto& p : logs_under(GPUALERT_REAL_LOGS_DIR)) logs.push_back(p);
   for (const auto& p : logs_under(GPUALERT_ANCHOR_DIR)) logs.push_back(p);
@@ -57,6 +59,7 @@ TEST(FastPath, SameVerdictsAsTheReferenceOnEveryCorpusLog) {
 // A line the matcher would see differently from RE2 (typographic quotes, progress-bar
 // redraws, CRLF, a rank prefix, NUL bytes) is still read as the reference reads it.
 TEST(FastPath, SameVerdictsOnAwkwardLines) {
+  ASSERT_TRUE(builtin().build_fast_matcher());
   const std::vector<std::string> logs = {
       "epoch 1\r 10%|#  | 1/10 [00:01<00:09]\rRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
       "Traceback (most recent call last):\r\n  File \"t.py\", line 3, in <module>\r\nKeyError: \xE2\x80\x98model\xE2\x80\x99\r\n",

@@ -128,6 +128,7 @@ TEST(Rules, ARuleTheFastMatcherCannotTakeStillWorksAndIsNamed) {
   RuleFile f(R"({"schema": 1, "rules": [{"id": "site.quota", "class": "ram_oom",
                  "pattern": "(?U)memory quota of job (\\w+) exceeded"}]})");
   const Classifier c = Classifier::with_builtin_rules({f.path});
+  ASSERT_TRUE(c.build_fast_matcher());
   ASSERT_EQ(c.engine_notes().size(), 1u);
   EXPECT_NE(c.engine_notes()[0].find("site.quota"), std::string::npos) << c.engine_notes()[0];
   const auto v = c.classify_text("step 10 loss 2.0\nmemory quota of job 77 exceeded\n", exit_status(1));

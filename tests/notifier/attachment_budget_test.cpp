@@ -2,6 +2,9 @@
 #include "gpualert/notifier/attachment_budget.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -98,7 +101,9 @@ TEST_F(BudgetTest, CompressedAttachmentIsValidGzipOfTheSnapshot) {
   EXPECT_EQ(f.shown_name(), "output.log.gz");
   EXPECT_EQ(f.file.path, dir / "output.log");
   EXPECT_EQ(f.original_size, text.size());
-  EXPECT_EQ(f.source.parent_path(), staging.path());
+  // An unnamed file: nothing of it is visible in the staging directory.
+  EXPECT_EQ(f.source.parent_path(), "/proc/self/fd");
+  EXPECT_TRUE(std::filesystem::is_empty(staging.path()));
   EXPECT_EQ(f.raw_size, std::filesystem::file_size(f.source));
   EXPECT_LT(f.raw_size * 5, text.size());  // logs compress well
   struct stat st {};
@@ -113,6 +118,7 @@ TEST_F(BudgetTest, CompressedAttachmentIsValidGzipOfTheSnapshot) {
 TEST_F(BudgetTest, StagedFileIsDeletedWithTheLastCopyOfThePlan) {
   write_bytes(dir / "output.log", testing::log_text(2 * 1024 * 1024));
   std::filesystem::path staged;
+  struct stat before {};
   {
     AttachmentPlan plan = plan_attachments({cand("output.log")}, 1024 * 1024, staging.path());
     ASSERT_EQ(plan.attached.size(), 1u);
@@ -120,9 +126,30 @@ TEST_F(BudgetTest, StagedFileIsDeletedWithTheLastCopyOfThePlan) {
     staged = plan.attached[0].source;
     Message m;
     m.attachments = plan;
-    EXPECT_TRUE(std::filesystem::exists(staged));
+    ASSERT_EQ(::stat(staged.c_str(), &before), 0);
+    EXPECT_EQ(before.st_nlink, 0u);  // unnamed: it lives only as long as its descriptor
   }
-  EXPECT_FALSE(std::filesystem::exists(staged));
+  // Gone: the descriptor is closed (its number may since name something else).
+  struct stat after {};
+  EXPECT_TRUE(::stat(staged.c_str(), &after) != 0 || after.st_ino != before.st_ino || after.st_dev != before.st_dev);
+  EXPECT_TRUE(std::filesystem::is_empty(staging.path()));
+}
+
+// A process killed while it holds a compressed copy (a post-run stopped at its
+// deadline) leaves nothing behind.
+TEST_F(BudgetTest, AKilledProcessLeavesNoStagedFile) {
+  write_bytes(dir / "output.log", testing::log_text(2 * 1024 * 1024));
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    AttachmentPlan plan = plan_attachments({cand("output.log")}, 1024 * 1024, staging.path());
+    if (plan.attached.empty() || !plan.attached[0].compressed) ::_exit(3);
+    ::raise(SIGKILL);
+    ::_exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child did not get as far as compressing: " << status;
   EXPECT_TRUE(std::filesystem::is_empty(staging.path()));
 }
 

@@ -37,8 +37,11 @@ class Classifier {
 
   std::size_t rule_count() const;
   // What the fast matcher could not take (each such rule is checked on every line,
-  // slower); empty when it took everything.
+  // slower): known once its database is built (a cached one is loaded with the rules;
+  // otherwise the first log over a few MiB builds it, or build_fast_matcher()).
   const std::vector<std::string>& engine_notes() const;
+  // Builds (or loads) the fast matcher's database now; false if it cannot be used.
+  bool build_fast_matcher() const;
   // Read every line in full with RE2 alone, as a reference for the fast path (tests,
   // `gpualert classify --reference`). Same verdicts, much slower.
   void set_reference_scan(bool on) { reference_ = on; }

@@ -32,6 +32,8 @@ class UniqueFd {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
+  // Hands the descriptor over; the caller closes it.
+  int release() { return std::exchange(fd_, -1); }
   // Closes and reports the error close() can return (late write errors on NFS).
   int close_checked() { return ::close(std::exchange(fd_, -1)); }
 
