@@ -36,9 +36,6 @@ void run_command(const RunOptions& o) {
 
   report::RunFacts facts;
   facts.command = o.command;
-  facts.cwd = current_dir();
-  facts.host = config::host_name();
-  facts.user = config::current_user();
   for (const auto& p : loader.problems()) {
     warn("config: " + p.text());
     facts.problems.push_back("config: " + p.text());
@@ -72,6 +69,11 @@ void run_command(const RunOptions& o) {
   runner::WrapResult res;
   try {
     res = runner::run_wrapped(o.command, log.get(), relay, o.pty, [&] {
+      // Looked up while the child execs: the user database and the host name are
+      // not worth delaying the job for.
+      facts.cwd = current_dir();
+      facts.host = config::host_name();
+      facts.user = config::current_user();
       if (!rd) return;
       try {
         rd->make_durable();
@@ -110,6 +112,8 @@ void run_command(const RunOptions& o) {
   PostRunInput in;
   in.facts = facts;
   in.settings = settings;
+  in.config_file = o.config_file;
+  in.flags = o.flags;
   if (rd) {
     in.run_json = rd->run_json;
     in.verdict_json = rd->verdict_json;

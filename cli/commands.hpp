@@ -1,5 +1,6 @@
 #pragma once
 // One function per subcommand of the `gpualert` binary; main.cpp only parses.
+#include "flag_settings.hpp"
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -8,8 +9,6 @@
 
 namespace gpualert::cli {
 
-// Settings given as flags, applied over files and environment: (key, value, flag name).
-using FlagSettings = std::vector<std::tuple<std::string, std::string, std::string>>;
 
 struct RunOptions {
   std::vector<std::string> command;
@@ -32,6 +31,10 @@ struct ClassifyOptions {
   bool reference = false;                          // read every line with RE2 alone (slow; for comparison)
 };
 int classify_command(const ClassifyOptions& o);
+
+// The diagnosis half of `gpualert run`, in gpualert-core: reads the launcher's record
+// (post_run_wire.hpp) from descriptor FD.
+int post_run_command(int fd);
 
 struct OutboxOptions {
   std::string action;  // flush | list

@@ -17,13 +17,13 @@
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
+#include "commands.hpp"
+#include "post_run_wire.hpp"
 #include "run_record.hpp"
 
 namespace gpualert::cli {
 namespace {
 
-// Time allowed for everything but sending: classifying a huge log, building the message.
-constexpr auto kWorkAllowance = std::chrono::seconds(20);
 
 classify::Classifier load_classifier(const config::Settings& s, std::vector<std::string>& problems) {
   try {
@@ -109,49 +109,21 @@ int post_run(const PostRunInput& in) {
   }
 }
 
-void post_run_isolated(const PostRunInput& in, runner::SignalRelay& relay) {
-  std::cout.flush();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    std::cerr << "gpualert: cannot fork to diagnose the run; the log is at " << in.facts.log.string() << "\n";
-    return;
-  }
-  if (pid == 0) {
-    relay.restore();  // Ctrl-C during a slow send should stop the sender, as users expect
-    ::_exit(post_run(in));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + in.settings.send_timeout + kWorkAllowance;
+int post_run_command(int fd) {
+  std::string record;
+  char buf[65536];
   for (;;) {
-    int st = 0;
-    const pid_t w = ::waitpid(pid, &st, WNOHANG);
-    if (w == pid) {
-      if (WIFSIGNALED(st))
-        std::cerr << "gpualert: the diagnosis process died (" << describe_status(st) << "); the log is at "
-                  << in.facts.log.string() << "\n";
-      return;
-    }
-    if (w < 0 && errno != EINTR) return;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      // Left alive it would hold our stdout/stderr open for whoever waits on them.
-      // The message, if built, is already in the outbox: it was stored before sending.
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      std::cerr << "gpualert: diagnosis and delivery overran their deadline and were stopped; anything "
-                   "queued stays in the outbox; the log is at "
-                << in.facts.log.string() << "\n";
-      return;
-    }
-    pollfd p{relay.fd(), POLLIN, 0};
-    ::poll(&p, 1, 50);
-    for (const auto& s : relay.drain()) {
-      if (s.signo == SIGINT || s.signo == SIGTERM || s.signo == SIGHUP) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-        std::cerr << "gpualert: " << signal_name(s.signo)
-                  << " while diagnosing; stopped (anything queued stays in the outbox)\n";
-        return;
-      }
-    }
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    record.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  try {
+    return post_run(decode_post_run(record));
+  } catch (const std::exception& e) {
+    std::cerr << "gpualert: the diagnosis could not read what the launcher handed over: " << e.what() << "\n";
+    return 2;
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Wrapper overhead and capture throughput, measured in one run on this machine.
-# Usage: bench/wrapper/run_bench.sh [BUILD_DIR] [RUNS]   (writes bench/RESULTS.md)
+# Usage: bench/wrapper/run_bench.sh [BUILD_DIR] [RUNS]   (updates its section of bench/RESULTS.md)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -40,7 +40,7 @@ mbps() { awk -v s="$1" 'BEGIN{printf "%.0f", 1024/s}'; }
 
 cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
 {
-  echo "# Benchmark results"
+  echo "## Wrapper: machine and command"
   echo
   echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)."
   echo "Date: $(date -u +%Y-%m-%dT%H:%MZ). Command: \`bench/wrapper/run_bench.sh BUILD_DIR $runs\` (RelWithDebInfo build)."
@@ -61,9 +61,11 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   echo
   awk -v w="$(col gpualert 2)" -v f="$(col floor 2)" -v b="$(col bare 2)" \
       -v wl="$(col gpualert 5)" -v fl="$(col floor 5)" -v bl="$(col bare 5)" 'BEGIN{
-    printf "Before the job starts, gpualert adds %.2f ms (the fork/exec/wait floor adds %.2f ms): creating the run directory,\n", wl-bl, fl-bl;
-    printf "the log and run.json, each fsynced. In all it adds %.2f ms per job (floor: %.2f ms); the rest is after the job\n", w-b, f-b;
-    printf "has ended: classifying the log, writing verdict.json and the message to the outbox (fsynced), and the summary.\n"}'
+    printf "Before the job starts, gpualert adds %.2f ms (the fork/exec/wait floor adds %.2f ms): loading the launcher, parsing\n", wl-bl, fl-bl;
+    printf "its arguments, reading the settings, creating the run directory and the log (run.json is written and everything\n";
+    printf "fsynced while the child execs). In all it adds %.2f ms per job (floor: %.2f ms); the rest is after the job has\n", w-b, f-b;
+    printf "ended: starting gpualert-core, classifying the log, writing verdict.json and the message to the outbox (fsynced),\n";
+    printf "and the summary.\n"}'
   echo
   echo "## Capture throughput (1 GiB written by a fast writer in 64 KiB writes)"
   echo
@@ -77,5 +79,6 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   echo "| through \`gpualert run\` (to a file and the durable log) | $wrapped_w | $(mbps "$wrapped_w") | $wrapped |"
   echo
   echo "Bytes: wrapper output $outsize (must be 1073741824, the input); durable log $logsize (the output plus the writer's one stderr line)."
-} > "$root/bench/RESULTS.md"
-cat "$root/bench/RESULTS.md"
+} > "$scratch/section.md"
+"$root/bench/update_results.sh" wrapper < "$scratch/section.md"
+cat "$scratch/section.md"

@@ -23,6 +23,8 @@ struct Fd {
 
 void make_dirs(const std::filesystem::path& dir, unsigned mode) {
   if (dir.empty()) return;
+  struct stat existing {};
+  if (::stat(dir.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) return;  // the usual case: one call
   std::filesystem::path partial;
   for (const auto& part : dir) {
     partial /= part;

@@ -1,0 +1,16 @@
+#pragma once
+// What the launcher hands to the diagnosis program (gpualert-core post-run): the run's
+// facts and where its settings came from, in a byte-exact form (command arguments
+// need not be UTF-8, so not JSON).
+#include <optional>
+#include <string>
+
+#include "post_run.hpp"
+
+namespace gpualert::cli {
+
+std::string encode_post_run(const PostRunInput& in);
+// Throws std::runtime_error on a malformed record.
+PostRunInput decode_post_run(const std::string& bytes);
+
+}  // namespace gpualert::cli
