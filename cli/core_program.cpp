@@ -3,27 +3,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <vector>
+
+#include "gpualert/common/helper_program.hpp"
 
 namespace gpualert::cli {
 
 std::string core_program() {
-  namespace fs = std::filesystem;
   if (const char* p = std::getenv("GPUALERT_CORE"); p && *p == '/') return p;
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    const fs::path dir = fs::path(self).parent_path();
-    for (const fs::path& p : {dir / "gpualert-core", dir.parent_path() / "libexec" / "gpualert" / "gpualert-core"})
-      if (::access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return std::string(GPUALERT_LIBEXECDIR) + "/gpualert/gpualert-core";
+  return helper_program("gpualert-core", GPUALERT_LIBEXECDIR).string();
 }
 
 void exec_core(int argc, char** argv) {

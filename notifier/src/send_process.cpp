@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "gpualert/common/helper_program.hpp"
 #include "gpualert/common/run_program.hpp"
 
 #ifndef GPUALERT_LIBEXECDIR
@@ -18,17 +19,7 @@ namespace fs = std::filesystem;
 
 fs::path send_program() {
   if (const char* p = std::getenv("GPUALERT_SEND"); p && *p == '/') return p;
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    const fs::path dir = fs::path(self).parent_path();
-    // The build tree keeps every program in one bin/; an installed tree keeps
-    // helpers in <prefix>/libexec/gpualert, wherever the prefix was moved.
-    for (const fs::path& p : {dir / "gpualert-send", dir.parent_path() / "libexec" / "gpualert" / "gpualert-send"})
-      if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return fs::path(GPUALERT_LIBEXECDIR) / "gpualert" / "gpualert-send";
+  return helper_program("gpualert-send", GPUALERT_LIBEXECDIR);
 }
 
 std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box) {
