@@ -24,6 +24,9 @@
 namespace gpualert::cli {
 namespace {
 
+// Below this a log is attached (compressed if need be) in well under a second.
+constexpr std::uint64_t kStoreOnceBytes = 4u << 20;
+
 
 classify::Classifier load_classifier(const config::Settings& s, std::vector<std::string>& problems) {
   try {
@@ -94,13 +97,19 @@ int post_run(const PostRunInput& in) {
     mi.artifacts = arts.files;
     mi.refused = arts.refused;
     mi.attach_give_up = attach_by;
+    // A small log with nothing else to attach: the whole message at once, stored once.
+    // Otherwise first the message without attachments (compressing a huge log must
+    // never starve it), then the full one in its place if it is ready in time.
+    const bool small = arts.files.empty() && facts.log_bytes < kStoreOnceBytes;
     report::MessageInputs quick = mi;
     quick.without_attachments = true;
-    const report::Delivery d = report::deliver(report::build_message(v, facts, quick), in.settings,
-                                               [&]() -> std::optional<notify::Message> {
-                                                 if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
-                                                 return report::build_message(v, facts, mi);
-                                               });
+    const report::Delivery d =
+        small ? report::deliver(report::build_message(v, facts, mi), in.settings, nullptr)
+              : report::deliver(report::build_message(v, facts, quick), in.settings,
+                                [&]() -> std::optional<notify::Message> {
+                                  if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
+                                  return report::build_message(v, facts, mi);
+                                });
     if (!in.quiet) std::cerr << report::summary(v, facts, d.describe(in.settings)) << std::flush;
     return d.stored ? 0 : 1;
   } catch (const std::exception& e) {
