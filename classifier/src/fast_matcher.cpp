@@ -295,9 +295,9 @@ FastMatcher::Scratch::~Scratch() {
   if (s_) hs_free_scratch(s_);
 }
 
-void FastMatcher::scan(std::string_view block, Scratch& scratch, std::vector<MatchEnd>& out) const {
-  if (!db_ || block.empty()) return;
-  if (!scratch.get()) throw std::bad_alloc();
+bool FastMatcher::scan(std::string_view block, Scratch& scratch, std::vector<MatchEnd>& out) const {
+  if (!db_ || !scratch.get()) return false;
+  if (block.empty()) return true;
   // Hyperscan takes an unsigned int length: scan a larger block in pieces (callers
   // pass blocks of whole lines of about a MiB, so this never splits a line in practice).
   constexpr std::size_t kMax = 1u << 30;
@@ -307,14 +307,16 @@ void FastMatcher::scan(std::string_view block, Scratch& scratch, std::vector<Mat
       std::vector<MatchEnd>* out;
       std::uint64_t base;
     } ctx{&out, at};
-    hs_scan(db_, block.data() + at, static_cast<unsigned>(n), 0, scratch.get(),
-            [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* c) -> int {
-              auto* x = static_cast<Ctx*>(c);
-              x->out->push_back(MatchEnd{x->base + to, id});
-              return 0;
-            },
-            &ctx);
+    const hs_error_t rc = hs_scan(db_, block.data() + at, static_cast<unsigned>(n), 0, scratch.get(),
+                                  [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* c) -> int {
+                                    auto* x = static_cast<Ctx*>(c);
+                                    x->out->push_back(MatchEnd{x->base + to, id});
+                                    return 0;
+                                  },
+                                  &ctx);
+    if (rc != HS_SUCCESS) return false;
   }
+  return true;
 }
 
 }  // namespace gpualert::classify::detail

@@ -62,8 +62,9 @@ class FastMatcher {
     hs_scratch* s_ = nullptr;
   };
 
-  // Appends every match end in BLOCK to OUT, in ascending order of END.
-  void scan(std::string_view block, Scratch& scratch, std::vector<MatchEnd>& out) const;
+  // Appends every match end in BLOCK to OUT. False if the engine failed (OUT is then
+  // incomplete: the caller must read the block another way).
+  bool scan(std::string_view block, Scratch& scratch, std::vector<MatchEnd>& out) const;
 
   const std::vector<PatternProblem>& prefiltered() const { return prefiltered_; }
   const std::vector<PatternProblem>& rejected() const { return rejected_; }

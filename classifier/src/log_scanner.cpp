@@ -287,11 +287,16 @@ std::string_view LogScanner::ascii_quotes(std::string_view text, std::string& bu
 
 std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
   matches_.clear();
-  if (!opt_.reference) {
-    matcher_->scan(lines, *scratch_, matches_);
-    if (!std::is_sorted(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; }))
-      std::stable_sort(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; });
+  // Should the engine fail on a block, that block is read the reference way (every line
+  // in full), after the progress lines held so far, to keep their order.
+  const bool was_reference = opt_.reference;
+  if (!opt_.reference && !matcher_->scan(lines, *scratch_, matches_)) {
+    thinner_.flush();
+    opt_.reference = true;
   }
+  if (!opt_.reference &&
+      !std::is_sorted(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; }))
+    std::stable_sort(matches_.begin(), matches_.end(), [](const MatchEnd& a, const MatchEnd& b) { return a.end < b.end; });
   const auto& cues = progress_cues();
   // Where the last lines of the block start, for the tail ring.
   std::array<std::pair<std::size_t, std::size_t>, ScanResult::kTailLines> last{};
@@ -376,6 +381,7 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
     ring_next_ = (ring_next_ + 1) % ring_.size();
   }
   thinner_.own_all();
+  opt_.reference = was_reference;
   return lineno - first;
 }
 
