@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Wrapper overhead and capture throughput, measured in one run on this machine.
-# Usage: bench/wrapper/run_bench.sh [BUILD_DIR] [RUNS]   (updates its section of bench/RESULTS.md)
+# Usage: bench/wrapper/run_bench.sh [BUILD_DIR] [RUNS] [MIB]   (updates its section of bench/RESULTS.md;
+# GPUALERT_BENCH_WRITE=0 only prints, as CTest's short run does)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 runs=${2:-40}
+mib=${3:-1024}
+write=${GPUALERT_BENCH_WRITE:-1}
 bin=$build/bin
 for b in gpualert gpualert-send spawn_timer floor_wrapper fast_writer stamp; do
   [ -x "$bin/$b" ] || { echo "missing $bin/$b: build first" >&2; exit 1; }
@@ -26,17 +29,17 @@ echo "== overhead ($runs runs each, interleaved)" >&2
 cat "$scratch/overhead.tsv" >&2
 col() { awk -v k="$1" -v c="$2" '$1==k{print $c}' "$scratch/overhead.tsv"; }
 
-echo "== capture throughput (1 GiB)" >&2
+echo "== capture throughput ($mib MiB)" >&2
 t() { local s e; s=$(date +%s.%N); "$@"; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN{printf "%.3f", e-s}'; }
-direct=$(t sh -c "'$bin/fast_writer' 1024 > '$scratch/direct.out' 2>'$scratch/direct.err'")
+direct=$(t sh -c "'$bin/fast_writer' $mib > '$scratch/direct.out' 2>'$scratch/direct.err'")
 direct_w=$(awk '/writer_seconds/{print $2}' "$scratch/direct.err"); rm -f "$scratch/direct.out"
-viapipe=$(t sh -c "'$bin/fast_writer' 1024 2>'$scratch/pipe.err' | cat > '$scratch/pipe.out'")
+viapipe=$(t sh -c "'$bin/fast_writer' $mib 2>'$scratch/pipe.err' | cat > '$scratch/pipe.out'")
 pipe_w=$(awk '/writer_seconds/{print $2}' "$scratch/pipe.err"); rm -f "$scratch/pipe.out"
-wrapped=$(t sh -c "'$bin/gpualert' run --quiet --run-dir '$scratch/run' -- '$bin/fast_writer' 1024 > '$scratch/wrapped.out' 2>'$scratch/wrapped.err'")
+wrapped=$(t sh -c "'$bin/gpualert' run --quiet --run-dir '$scratch/run' -- '$bin/fast_writer' $mib > '$scratch/wrapped.out' 2>'$scratch/wrapped.err'")
 wrapped_w=$(awk '/writer_seconds/{print $2}' "$scratch/wrapped.err")
 logsize=$(stat -c %s "$scratch/run/output.log"); outsize=$(stat -c %s "$scratch/wrapped.out")
 rm -rf "$scratch/run" "$scratch/wrapped.out"
-mbps() { awk -v s="$1" 'BEGIN{printf "%.0f", 1024/s}'; }
+mbps() { awk -v s="$1" -v m="$mib" 'BEGIN{printf "%.0f", m/s}'; }
 
 cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
 {
@@ -67,10 +70,10 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
     printf "ended: starting gpualert-core, classifying the log, writing verdict.json and the message to the outbox (fsynced),\n";
     printf "and the summary.\n"}'
   echo
-  echo "## Capture throughput (1 GiB written by a fast writer in 64 KiB writes)"
+  echo "## Capture throughput ($mib MiB written by a fast writer in 64 KiB writes)"
   echo
   echo "*writer* is the writer's own time for its writes (how much the tee slowed it); *wall* includes everything"
-  echo "(for gpualert: classifying the 1 GiB log after the writer ended)."
+  echo "(for gpualert: classifying the $mib MiB log after the writer ended)."
   echo
   echo "| path | writer s | writer MB/s | wall s |"
   echo "|---|---|---|---|"
@@ -78,7 +81,7 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   echo "| through \`\\| cat >\` (one pipe hop) | $pipe_w | $(mbps "$pipe_w") | $viapipe |"
   echo "| through \`gpualert run\` (to a file and the durable log) | $wrapped_w | $(mbps "$wrapped_w") | $wrapped |"
   echo
-  echo "Bytes: wrapper output $outsize (must be 1073741824, the input); durable log $logsize (the output plus the writer's one stderr line)."
+  echo "Bytes: wrapper output $outsize (must be $((mib << 20)), the input); durable log $logsize (the output plus the writer's one stderr line)."
 } > "$scratch/section.md"
-"$root/bench/update_results.sh" wrapper < "$scratch/section.md"
+[ "$write" = 0 ] || "$root/bench/update_results.sh" wrapper < "$scratch/section.md"
 cat "$scratch/section.md"
