@@ -58,6 +58,9 @@ int main(int argc, char **argv) {
       double t0 = now_ms();
       if (posix_spawnp(&pid, variants[v][0], &fa, NULL, variants[v], environ) != 0) {
         perror("posix_spawnp");
+        posix_spawn_file_actions_destroy(&fa);
+        free(times);
+        free(launch);
         return 1;
       }
       int st;
@@ -83,5 +86,8 @@ int main(int argc, char **argv) {
     else
       printf("%s\t%.3f\t%.3f\t%.3f\t-\n", names[v], t[n / 2], t[n / 4], t[(3 * n) / 4]);
   }
+  posix_spawn_file_actions_destroy(&fa);
+  free(times);
+  free(launch);
   return 0;
 }
