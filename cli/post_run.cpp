@@ -14,6 +14,7 @@
 #include "gpualert/classifier/verdict_format.hpp"
 #include "gpualert/common/durable_file.hpp"
 #include "gpualert/common/wait_status.hpp"
+#include "gpualert/config/loader.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
@@ -129,7 +130,12 @@ int post_run_command(int fd) {
   }
   ::close(fd);
   try {
-    return post_run(decode_post_run(record));
+    PostRunInput in = decode_post_run(record);
+    // The same settings the launcher used: the same files, variables and flags.
+    config::Loader loader = config::load_layers(in.config_file);
+    for (const auto& [key, value, flag] : in.flags) loader.apply_value(key, value, flag);
+    in.settings = loader.settings();
+    return post_run(in);
   } catch (const std::exception& e) {
     std::cerr << "gpualert: the diagnosis could not read what the launcher handed over: " << e.what() << "\n";
     return 2;

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "gpualert/config/loader.hpp"
 
 namespace gpualert::cli {
 namespace {
@@ -130,10 +129,6 @@ PostRunInput decode_post_run(const std::string& bytes) {
   in.child_pid = static_cast<int>(r.num());
   in.log_error = r.str();
   in.quiet = r.num() != 0;
-  // The same settings the launcher used: the same files, variables and flags.
-  config::Loader loader = config::load_layers(in.config_file);
-  for (const auto& [key, value, flag] : in.flags) loader.apply_value(key, value, flag);
-  in.settings = loader.settings();
   return in;
 }
 

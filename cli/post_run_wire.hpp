@@ -10,7 +10,8 @@
 namespace gpualert::cli {
 
 std::string encode_post_run(const PostRunInput& in);
-// Throws std::runtime_error on a malformed record.
+// Throws std::runtime_error on a malformed record. SETTINGS is left empty: the caller
+// loads them from config_file and flags.
 PostRunInput decode_post_run(const std::string& bytes);
 
 }  // namespace gpualert::cli

@@ -389,13 +389,11 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
 void LogScanner::read_line(std::string_view text, std::uint64_t lineno, std::uint16_t cues, bool keep) {
   const std::string_view raw = text;
   text = ascii_quotes(text, quotes_);
-  if (text.data() != raw.data()) {
-    // The matcher saw the typographic quotes: ask RE2 which rules match the rewritten line.
-    cues = kCueAll;
-    line_ids_.clear();
-  }
+  // The matcher saw the typographic quotes: RE2 decides which rules match the rewritten
+  // line, and its text lives in a reused buffer, not in the block.
   const bool rewritten = text.data() != raw.data();
-  line_rewritten_ = rewritten;  // its text lives in a reused buffer, not in the block
+  if (rewritten) cues = kCueAll;
+  line_rewritten_ = rewritten;
   each_segment(text, [&](std::string_view seg) {
     if (rewritten || opt_.reference) {
       // Every rule, by RE2 (the reference behaviour).
