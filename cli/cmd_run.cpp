@@ -62,6 +62,7 @@ void run_command(const RunOptions& o) {
     facts.log = rd->log;
     facts.started = std::chrono::system_clock::now();
     log = std::make_unique<runner::LogWriter>(rd->log_fd, rd->streams_fd);
+    if (settings.log_max > 0) log->keep_head_and_tail(settings.log_max / 4, settings.log_max - settings.log_max / 4);
   } else {
     warn("no place could hold the log; the command runs uncaptured");
   }
@@ -106,6 +107,7 @@ void run_command(const RunOptions& o) {
     facts.log_bytes = log->bytes();
     log_error = log->error();
     if (!log_error.empty()) facts.problems.push_back("the log is incomplete: " + log_error);
+    if (!log->note().empty()) facts.problems.push_back(log->note());
     log.reset();
   }
 

@@ -23,6 +23,7 @@ void add_setting_flags(CLI::App* app, FlagSettings& out) {
       {"--state-dir", "state_dir", "state directory (runs/ and outbox/ live here)"},
       {"--attach-budget", "attach_budget", "total attachment size, e.g. 20MiB"},
       {"--tail-lines", "tail_lines", "log lines shown in the message body"},
+      {"--log-max", "log_max", "most output the run's log keeps on disk (first quarter, last three quarters), e.g. 2GiB; 0 = all"},
       {"--rules", "rules", "extra rule file (repeatable)"},
   };
   for (const auto& f : flags) {

@@ -130,6 +130,26 @@ std::uint64_t count_newlines(int fd, std::vector<char>& buf, std::uint64_t off, 
   return off;
 }
 
+// The first hole of at least kMinHole bytes in a regular file of SIZE bytes: the middle
+// `gpualert run` released from a log that outgrew log_max, or a sparse file. It holds no
+// output and is skipped, never read as zeros. {SIZE, SIZE} when there is none.
+struct Span {
+  std::uint64_t start, end;
+};
+Span first_hole(int fd, std::uint64_t size) {
+  constexpr std::uint64_t kMinHole = 1 << 20;
+  std::uint64_t at = 0;
+  for (int tries = 0; tries < 64 && at < size; ++tries) {
+    const off_t h = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
+    if (h < 0 || static_cast<std::uint64_t>(h) >= size) break;
+    const off_t d = ::lseek(fd, h, SEEK_DATA);
+    const std::uint64_t end = d < 0 ? size : static_cast<std::uint64_t>(d);  // ENXIO: a hole to the end
+    if (end - static_cast<std::uint64_t>(h) >= kMinHole) return {static_cast<std::uint64_t>(h), end};
+    at = end;
+  }
+  return {size, size};
+}
+
 }  // namespace
 
 ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
@@ -164,13 +184,14 @@ ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
   // for at most 40 % of the time, so that the end, where a run's error usually is,
   // still gets read.
   const bool huge = size > kPartialThreshold;
+  const Span hole = first_hole(fd, size);
   constexpr auto kNever = Clock::time_point::max();
   const Clock::time_point end_by = deadline.value_or(kNever);
   const Clock::time_point head_stop = deadline ? t0 + (end_by - t0) * 2 / 5 : kNever;
   // The first and last MiB are always read, however little time is left.
   constexpr std::uint64_t kAlways = 1 << 20;
-  std::uint64_t off = read_span(fd, buf, 0, std::min(size, kAlways), splitter, st, kNever);
-  off = read_span(fd, buf, off, huge ? kHeadBytes : size, splitter, st, head_stop);
+  std::uint64_t off = read_span(fd, buf, 0, std::min({size, kAlways, hole.start}), splitter, st, kNever);
+  off = read_span(fd, buf, off, std::min(huge ? kHeadBytes : size, hole.start), splitter, st, head_stop);
   if (off >= size) {
     splitter.finish();
     return st;
@@ -180,6 +201,10 @@ ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
   // rate so far allows in 60 % of the time left (never less than 1 MiB).
   std::uint64_t tail = huge ? kTailBytes : size - off;
   std::string why = huge ? "the log is larger than " + mib(kPartialThreshold) : "";
+  if (hole.start < size)
+    why += std::string(why.empty() ? "" : "; ") + mib(hole.end - hole.start) +
+           " of it are not in the log file (released or never written: `gpualert run` keeps the first quarter and "
+           "the last three quarters of a log larger than its log_max)";
   if (deadline) {
     const auto now = Clock::now();
     const double rate = static_cast<double>(st.bytes_read) / std::max(1e-3, seconds_between(t0, now));
@@ -190,18 +215,29 @@ ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
       why = "it could not be read within the time allowed";
     }
   }
-  const std::uint64_t tail_start = size - std::min(tail, size - off);
-  // The middle: only its newlines are counted (fast), so line numbers stay exact; if
-  // even that runs out of time, the rest is estimated from the lines read so far.
+  // The tail never starts inside the hole: there is nothing there to read.
+  const std::uint64_t tail_start =
+      std::max(size - std::min(tail, size - off), hole.start < size ? std::max(hole.end, off) : off);
+  // The middle: only its newlines are counted (fast), so line numbers stay exact; the
+  // lines of a hole, and of what even counting had no time for, are estimated from the
+  // bytes per line seen so far.
   std::uint64_t newlines = splitter.lines();
-  const std::uint64_t counted_to =
-      count_newlines(fd, buf, off, tail_start, newlines, deadline ? end_by - (end_by - Clock::now()) / 2 : kNever);
-  bool estimated = false;
-  if (counted_to < tail_start) {
+  const Clock::time_point count_stop = deadline ? end_by - (end_by - Clock::now()) / 2 : kNever;
+  const std::uint64_t before_hole = std::min(tail_start, hole.start);
+  std::uint64_t counted_to = count_newlines(fd, buf, off, before_hole, newlines, count_stop);
+  std::uint64_t unknown = 0;  // bytes whose newlines were not counted
+  if (counted_to >= before_hole && before_hole < tail_start) {
+    const std::uint64_t after_hole = std::min(hole.end, tail_start);
+    unknown = after_hole - before_hole;
+    counted_to = count_newlines(fd, buf, after_hole, tail_start, newlines, count_stop);
+  }
+  unknown += tail_start - counted_to;
+  const bool estimated = unknown > 0;
+  if (estimated) {
     // Bytes per line so far (100 when nothing was seen).
-    const double per_line = newlines ? static_cast<double>(counted_to) / static_cast<double>(newlines) : 100.0;
-    newlines += static_cast<std::uint64_t>(static_cast<double>(tail_start - counted_to) / std::max(1.0, per_line));
-    estimated = true;
+    const double per_line =
+        newlines ? static_cast<double>(tail_start - unknown) / static_cast<double>(newlines) : 100.0;
+    newlines += static_cast<std::uint64_t>(static_cast<double>(unknown) / std::max(1.0, per_line));
   }
   // The tail starts after the first newline at or after TAIL_START.
   std::uint64_t at = tail_start;

@@ -9,6 +9,7 @@
 #include "gpualert/common/text.hpp"
 #include "line_reader.hpp"
 #include "line_selection.hpp"
+#include "line_shape.hpp"
 
 namespace gpualert::classify::detail {
 namespace {
@@ -348,6 +349,9 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
         else if (std::find(line_ids_.begin(), line_ids_.end(), idx) == line_ids_.end()) line_ids_.push_back(idx);
       }
     }
+    // The digit-shaped cues, looked for only where the matcher has not already marked the
+    // line as progress (a progress line's date is not needed to thin it).
+    if (!opt_.reference && !(cue_bits & (kCueStep | kCueLoss | kCueDone))) cue_bits |= shape_cues(text);
     // Rules the matcher cannot select are tried on every line.
     if (!opt_.reference && rules_.slow_set) {
       confirmed_.clear();

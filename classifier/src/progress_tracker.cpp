@@ -365,13 +365,10 @@ void ProgressTracker::count_unread(std::uint64_t steps, std::uint64_t saves, std
 
 const std::vector<CuePattern>& progress_cues() {
   static const std::vector<CuePattern> cues = {
-      // Looser than kStep / kBracketStep / kFracBar / kTs (a superset of what they match):
-      // patterns that end in a run of digits report every digit as a match end, which
-      // costs the matcher far more than a short literal does.
+      // Looser than kStep (a superset of what it matches): a pattern that ends in a run
+      // of digits reports every digit as a match end. kBracketStep, kFracBar and kTs,
+      // all digits and punctuation, are found by shape_cues() (line_shape.hpp) instead.
       {R"((?i)step|iter|epoch)", CueKind::step},
-      {R"(^\s*\[\s*\d)", CueKind::step},
-      {R"(/\d+\s*[\[(])", CueKind::step},
-      {R"(\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d)", CueKind::stamp},
       {kTotal, CueKind::marker},
       {kLoad, CueKind::marker},
       {kResumeKv, CueKind::marker},

@@ -16,7 +16,7 @@ namespace {
 const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
-    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve"};
+    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve", "log_max"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -138,6 +138,10 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto n = parse_size(value);
     if (!n) return bad("expected a size such as 20MiB, got '" + value + "'");
     s_.attach_budget = *n;
+  } else if (key == "log_max") {
+    const auto n = parse_size(value);
+    if (!n || (*n != 0 && *n < (1ULL << 20))) return bad("expected 0 (no limit) or a size of at least 1MiB such as 2GiB, got '" + value + "'");
+    s_.log_max = *n;
   } else if (key == "outbox_reserve") {
     const auto n = parse_size(value);
     if (!n || *n > (1ULL << 30)) return bad("expected a size up to 1GiB such as 32MiB, got '" + value + "'");

@@ -11,6 +11,9 @@ namespace {
 // How often the log is pushed to disk while the child runs: a node crash
 // then loses at most this much, and a fast writer is never held up by fsync.
 constexpr auto kSyncEvery = std::chrono::seconds(5);
+// The middle is released in steps of at least this much (one fallocate per step).
+constexpr std::uint64_t kReleaseStep = 64ull << 20;
+constexpr std::uint64_t kBlock = 4096;  // holes are whole blocks
 }  // namespace
 
 LogWriter::LogWriter(int log_fd, int streams_fd)
@@ -56,6 +59,7 @@ void LogWriter::append(StreamTag tag, std::string_view bytes) {
   offset_ += bytes.size();
   if (index_.size() > 64 * 1024) flush_index();
   maybe_sync();
+  maybe_release();
 }
 
 void LogWriter::account(StreamTag tag, std::uint64_t n) {
@@ -64,6 +68,24 @@ void LogWriter::account(StreamTag tag, std::uint64_t n) {
   offset_ += n;
   if (index_.size() > 64 * 1024) flush_index();
   maybe_sync();
+  maybe_release();
+}
+
+void LogWriter::maybe_release() {
+  if (keep_tail_ == 0 && keep_head_ == 0) return;
+  if (offset_ < keep_head_ + keep_tail_ + kReleaseStep) return;
+  const std::uint64_t from = released_to_ ? released_to_ : (keep_head_ + kBlock - 1) / kBlock * kBlock;
+  const std::uint64_t to = (offset_ - keep_tail_) / kBlock * kBlock;
+  if (to < from + kReleaseStep) return;
+  if (::fallocate(log_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                  static_cast<off_t>(to - from)) != 0) {
+    note_ = std::string("the log could not release its middle (") + std::strerror(errno) +
+            "): it keeps everything, past log_max";
+    keep_head_ = keep_tail_ = 0;
+    return;
+  }
+  if (released_to_ == 0) released_from_ = from;
+  released_to_ = to;
 }
 
 // One index line per run of bytes from one stream within one second:

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace gpualert::runner {
@@ -51,16 +53,38 @@ bool copy_n(int from, int to, std::size_t n, std::string& buf, const std::functi
   return true;
 }
 
+// Reads and drops N bytes from the pipe FD (what is left of a round that failed).
+void drain(int fd, std::size_t n) {
+  char tmp[4096];
+  while (n > 0) {
+    const ssize_t got = ::read(fd, tmp, std::min(n, sizeof tmp));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;
+    n -= static_cast<std::size_t>(got);
+  }
+}
+
+// Bytes waiting in the pipe FD.
+std::size_t pipe_bytes(int fd) {
+  int n = 0;
+  return ::ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
 }  // namespace
 
 SplicedTee::SplicedTee() {
-  if (::pipe2(aux_, O_CLOEXEC) != 0) return;
+  if (::pipe2(mid_, O_CLOEXEC) != 0 || ::pipe2(aux_, O_CLOEXEC) != 0) return;
+  ::fcntl(mid_[1], F_SETPIPE_SZ, static_cast<int>(kMaxRound));
   ::fcntl(aux_[1], F_SETPIPE_SZ, static_cast<int>(kMaxRound));
+  // A round must fit both pipes whole: the duplicate is made of all of it at once.
+  const int a = ::fcntl(mid_[1], F_GETPIPE_SZ), b = ::fcntl(aux_[1], F_GETPIPE_SZ);
+  if (a <= 0 || b <= 0) return;
+  round_ = static_cast<std::size_t>(std::min(a, b));
   usable_ = true;
 }
 
 SplicedTee::~SplicedTee() {
-  for (int fd : aux_)
+  for (int fd : {mid_[0], mid_[1], aux_[0], aux_[1]})
     if (fd >= 0) ::close(fd);
 }
 
@@ -68,12 +92,12 @@ bool SplicedTee::pump(TeeSource& s, LogWriter& log, std::string& buf, const std:
                       std::vector<std::string>& notes) {
   if (!usable_ || !s.splice || s.out_broken || !log.ok() || log.fd() < 0)
     return runner::pump(s, log, buf, on_signal, notes);
-  // Duplicate what is in the program's pipe into the spare one (nothing is consumed).
+  // Take what the program wrote (a move of page references, not a copy).
   ssize_t n;
-  do n = ::tee(s.fd, aux_[1], kMaxRound, SPLICE_F_NONBLOCK);
+  do n = ::splice(s.fd, nullptr, mid_[1], nullptr, round_, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
   while (n < 0 && errno == EINTR);
   if (n < 0 && errno == EAGAIN) return true;  // nothing there after all
-  if (n < 0) {  // not two pipes (a pty): copy as before, from now on
+  if (n < 0) {  // not a pipe (a pty): copy as before, from now on
     s.splice = false;
     return runner::pump(s, log, buf, on_signal, notes);
   }
@@ -82,19 +106,31 @@ bool SplicedTee::pump(TeeSource& s, LogWriter& log, std::string& buf, const std:
     s.open = false;
     return false;
   }
+  // Its duplicate, for the log (the spare pipe is empty and holds a whole round).
+  ssize_t dup;
+  do dup = ::tee(mid_[0], aux_[1], static_cast<std::size_t>(n), 0);
+  while (dup < 0 && errno == EINTR);
+  const bool duplicated = dup == n;  // always, with two empty pipes of round_ bytes
+  if (!duplicated) {  // the user's copy still goes out; the log stops here
+    if (dup > 0) drain(aux_[0], static_cast<std::size_t>(dup));
+    usable_ = false;
+    log.fail("log write failed: the output could not be duplicated for it");
+  }
   const auto len = static_cast<std::size_t>(n);
   // The user's copy first: their view comes first.
   bool out_ok = true;
-  switch (splice_all(s.fd, s.out, len, on_signal)) {
+  switch (splice_all(mid_[0], s.out, len, on_signal)) {
     case Moved::All: break;
     case Moved::Unsupported:  // a terminal, an O_APPEND file: copy these bytes and stop splicing
       s.splice = false;
-      out_ok = copy_n(s.fd, s.out, len, buf, on_signal);
+      out_ok = copy_n(mid_[0], s.out, len, buf, on_signal);
       break;
     case Moved::Failed: out_ok = false; break;
   }
+  const int out_errno = errno;
+  if (!out_ok) drain(mid_[0], pipe_bytes(mid_[0]));  // what the destination refused: gone with it
   // The log's copy, from the spare pipe.
-  switch (splice_all(aux_[0], log.fd(), len, on_signal)) {
+  switch (duplicated ? splice_all(aux_[0], log.fd(), len, on_signal) : Moved::Failed) {
     case Moved::All: log.account(s.tag, len); break;
     case Moved::Unsupported: {
       usable_ = false;  // the log cannot take splices: append through a buffer from now on
@@ -109,14 +145,14 @@ bool SplicedTee::pump(TeeSource& s, LogWriter& log, std::string& buf, const std:
       break;
     }
     case Moved::Failed:
-      log.fail(std::string("log write failed: ") + std::strerror(errno));
+      if (duplicated) log.fail(std::string("log write failed: ") + std::strerror(errno));
       usable_ = false;  // what is left in the spare pipe is dropped with it
       break;
   }
   if (!out_ok) {
     s.out_broken = true;
     notes.push_back(std::string(s.tag == StreamTag::Out ? "stdout" : "stderr") + " could not be written (" +
-                    std::strerror(errno) + "); the program's pipe was closed so it sees the same error");
+                    std::strerror(out_errno) + "); the program's pipe was closed so it sees the same error");
     ::close(s.fd);
     s.open = false;
     return false;

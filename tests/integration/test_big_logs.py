@@ -1,12 +1,13 @@
-"""Every run gets its message, whatever it printed: a 1 GiB log of realistic training
-output ending in a CUDA OOM is diagnosed within the post-run deadline (from the part of
-the log there was time to read, which the message names), the message is in the outbox
-before the wrapper exits, and no staging file is left behind."""
+"""Every run gets its message, whatever it printed: a 1 GiB and a 10 GiB log of realistic
+training output ending in a CUDA OOM are diagnosed within the post-run deadline (from the
+part of the log there was time to read or that the log kept, which the message names),
+the message is in the outbox (and at a real SMTP server) before the wrapper exits, the
+10 GiB log takes no more disk than log_max, and no staging file is left behind."""
 import glob
 import os
 import subprocess
 
-from harness import GpualertCase, parse_message
+from harness import GpualertCase, SmtpServer, message_parts, parse_message
 
 # Writes SIZE bytes of training chatter to stdout, then an OOM traceback to stderr, exit 1
 # (the benchmark's generator: one definition of "realistic").
@@ -34,4 +35,35 @@ class BigLogs(GpualertCase):
         print("\n  1 GiB log: %s MiB classified; %s" % (verdict.get("bytes_read", 0) >> 20,
                                                       "partial" if verdict.get("partial_scan") else "whole"),
               flush=True)
+        self.assertEqual(glob.glob(os.path.join(tmpdir, "gpualert-attach-*")), [], "a staging file was left behind")
+
+    def test_a_ten_gigabyte_log_is_kept_within_log_max_and_still_gets_its_message(self):
+        tmpdir = os.path.join(self.tmp, "tmp")
+        os.makedirs(tmpdir)
+        log_max = 1 << 30
+        with SmtpServer(self.tmp) as srv:
+            r = self.gpualert(["--smtp", srv.url, "--to", "alice@example.org", "--log-max", "1GiB"],
+                              ["/usr/bin/python3", GENERATOR_PATH, str(10 << 30)], env={"TMPDIR": tmpdir},
+                              stdout=subprocess.DEVNULL, timeout=1200)
+            sent = srv.messages()
+        self.assertEqual(r.returncode, 1, r.stderr[-2000:])
+        log = os.path.join(r.run_dir, "output.log")
+        st = os.stat(log)
+        # Offsets stay exact (the file is as long as the output), the disk holds about log_max.
+        self.assertGreaterEqual(st.st_size, 10 << 30)
+        self.assertLessEqual(st.st_blocks * 512, log_max + (128 << 20), "the log took more disk than log_max")
+        with open(log, "rb") as f:
+            f.seek(st.st_size - (1 << 20))
+            self.assertIn(b"CUDA out of memory", f.read(), "the log lost its end")
+        self.assertEqual(len(sent), 1, "no message reached the relay: %s" % r.stderr[-2000:])
+        self.assertEqual(self.outbox_messages("pending"), [])
+        self.assertEqual(len(self.outbox_messages("sent")), 1)
+        m = sent[0]
+        body, _ = message_parts(m)
+        self.assertEqual(m["X-Gpualert-Class"], "cuda_oom", body[:3000])
+        verdict = r.json("verdict.json")
+        self.assertTrue(verdict.get("partial_scan"), verdict)
+        self.assertIn("not in the log file", body, "the message must say which part of the log was not kept")
+        print("\n  10 GiB log: %d MiB on disk, %s MiB classified" % (st.st_blocks * 512 >> 20,
+                                                                   verdict.get("bytes_read", 0) >> 20), flush=True)
         self.assertEqual(glob.glob(os.path.join(tmpdir, "gpualert-attach-*")), [], "a staging file was left behind")

@@ -1,6 +1,7 @@
 #include "gpualert/runner/log_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,6 +52,34 @@ TEST(LogWriter, RecordsStreamSegmentsThatRebuildEachStream) {
   EXPECT_EQ(lines, 3);  // adjacent writes of one stream share a segment
   EXPECT_EQ(out, "a1\na2\na3\n");
   EXPECT_EQ(err, "E1\n");
+}
+
+// A log over its limit keeps its head and its tail on disk; the middle becomes a hole,
+// so offsets (and the stream index) stay exact.
+TEST(LogWriter, AGrowingLogKeepsItsHeadAndTailOnDisk) {
+  Files f;
+  const std::string chunk(1 << 20, 'x');
+  {
+    LogWriter w(f.open("log"), f.open("idx"));
+    w.keep_head_and_tail(16 << 20, 16 << 20);
+    w.append(StreamTag::Out, "HEAD\n");
+    for (int i = 0; i < 300; ++i) w.append(StreamTag::Out, chunk);
+    w.append(StreamTag::Err, "TAIL\n");
+    w.finish();
+    if (!w.note().empty()) GTEST_SKIP() << w.note();
+    EXPECT_GT(w.released(), 200u << 20);
+    EXPECT_EQ(w.bytes(), 5u + 300u * chunk.size() + 5u);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat((f.dir / "log").c_str(), &st), 0);
+  EXPECT_EQ(static_cast<std::uint64_t>(st.st_size), 5u + 300u * chunk.size() + 5u);
+  EXPECT_LE(static_cast<std::uint64_t>(st.st_blocks) * 512, (16u + 16u + 64u + 1u) << 20);
+  const std::string text = gpualert::read_file(f.dir / "log");
+  EXPECT_EQ(text.substr(0, 5), "HEAD\n");
+  EXPECT_EQ(text.substr(text.size() - 5), "TAIL\n");
+  EXPECT_EQ(text[(16u << 20) - 1], 'x');       // the head is whole
+  EXPECT_EQ(text[(100u << 20)], '\0');          // the middle reads as a hole
+  EXPECT_EQ(text[text.size() - (16u << 20)], 'x');  // the tail is whole
 }
 
 TEST(LogWriter, WriteFailureIsRememberedNotThrown) {

@@ -27,6 +27,10 @@ struct Settings {
   // Space the outbox keeps set aside (a preallocated file it gives up when the
   // disk is full), so a spool that others filled still takes this message. 0: none.
   std::uint64_t outbox_reserve = 0;
+  // The most of a run's output its log keeps on disk: past it, the first quarter and the
+  // last three quarters stay and the middle is released (the run's own stdout/stderr
+  // still get every byte). A 10 GB run must not fill the user's quota. 0: no limit.
+  std::uint64_t log_max = 2ull << 30;
   std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
   bool kernel_events = true;  // read the node's journal / kernel log for Xid, ECC and OOM-killer records
   // Silence before an ended run that makes it a hang (at least 20 late steps long too).

@@ -30,6 +30,17 @@ class LogWriter {
   void fail(const std::string& why) {
     if (error_.empty()) error_ = why;
   }
+  // Keeps at most about HEAD + TAIL bytes of the log on disk: once it outgrows them, the
+  // bytes between its first HEAD and its last TAIL are released (a hole punched in the
+  // file: offsets and the stream index stay exact, readers skip the hole). Where the file
+  // system cannot punch holes the log keeps everything and note() says so.
+  void keep_head_and_tail(std::uint64_t head, std::uint64_t tail) {
+    keep_head_ = head;
+    keep_tail_ = tail;
+  }
+  std::uint64_t released() const { return released_to_ > released_from_ ? released_to_ - released_from_ : 0; }
+  // Said once, for the run's problems: "" when nothing went wrong releasing.
+  const std::string& note() const { return note_; }
   // Flushes the stream index and fsyncs both files.
   void finish();
 
@@ -43,6 +54,7 @@ class LogWriter {
   void flush_index();
   void write_all(int fd, std::string_view data);
   void maybe_sync();
+  void maybe_release();
 
   int log_fd_;
   int streams_fd_;
@@ -54,6 +66,9 @@ class LogWriter {
   std::string index_;
   std::string error_;
   std::chrono::steady_clock::time_point last_sync_;
+  std::uint64_t keep_head_ = 0, keep_tail_ = 0;  // 0: keep everything
+  std::uint64_t released_from_ = 0, released_to_ = 0;
+  std::string note_;
 };
 
 }  // namespace gpualert::runner

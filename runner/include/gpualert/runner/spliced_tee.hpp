@@ -1,7 +1,9 @@
 #pragma once
-// The copy step without copies: tee(2) duplicates what the program wrote into
-// a second pipe, splice(2) moves one copy to the real destination and the
-// other into the log, and no byte passes through user space. Where the kernel
+// The copy step without copies: splice(2) first moves what the program wrote out
+// of its pipe into one of ours (page references only, so the program's pipe is
+// free again at once and it never waits on our writes to a file), tee(2)
+// duplicates it into a second one, and splice(2) moves one copy to the real
+// destination and the other into the log; no byte passes through user space. Where the kernel
 // cannot (a terminal or an append-only file as the destination, a pty as the
 // source, a log that failed) it falls back to pump() for good, seamlessly.
 #include <functional>
@@ -25,7 +27,9 @@ class SplicedTee {
             std::vector<std::string>& notes);
 
  private:
-  int aux_[2] = {-1, -1};
+  int mid_[2] = {-1, -1};  // what was taken from the program's pipe
+  int aux_[2] = {-1, -1};  // its duplicate, for the log
+  std::size_t round_ = 0;  // bytes per round: what both pipes can hold
   bool usable_ = false;
 };
 
