@@ -30,8 +30,7 @@ void warn(const std::string& msg) { std::cerr << "gpualert: " << msg << "\n"; }
 }  // namespace
 
 void run_command(const RunOptions& o) {
-  config::Loader loader = config::load_layers(o.config_file);
-  for (const auto& [key, value, flag] : o.flags) loader.apply_value(key, value, flag);
+  config::Loader loader = load_settings(o.config_file, o.flags);
   const config::Settings settings = loader.settings();
 
   report::RunFacts facts;

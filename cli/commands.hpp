@@ -37,11 +37,20 @@ int classify_command(const ClassifyOptions& o);
 int post_run_command(int fd);
 
 struct OutboxOptions {
-  std::string action;  // flush | list
+  std::string action;  // list | show | retry | purge | flush
+  std::string id;      // show, retry
+  int older_than_days = 30;  // purge
   std::optional<std::filesystem::path> config_file;
   FlagSettings flags;
 };
 int outbox_command(const OutboxOptions& o);
+
+struct SenderOptions {
+  bool once = false;
+  std::optional<std::filesystem::path> config_file;
+  FlagSettings flags;
+};
+int sender_command(const SenderOptions& o);
 
 struct LogOptions {
   std::string stream = "all";  // out | err | gpualert | all

@@ -38,10 +38,25 @@ int main(int argc, char** argv) {
 
   OutboxOptions ob;
   std::string ob_config;
-  auto* o = app.add_subcommand("outbox", "list or send the messages waiting in the outbox");
-  o->add_option("action", ob.action, "list | flush")->required()->check(CLI::IsMember({"list", "flush"}));
+  auto* o = app.add_subcommand("outbox", "the messages waiting in the outbox, or given up on");
+  o->add_option("action", ob.action,
+                "list | show ID | retry ID (back in the queue, due now) | purge (sent and failed records) | flush "
+                "(send everything now)")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "retry", "purge", "flush"}));
+  o->add_option("id", ob.id, "message id (show, retry)");
+  o->add_option("--older-than", ob.older_than_days, "purge: days (default 30)")->check(CLI::Range(0, 36500));
   o->add_option("--config", ob_config, "user config file");
   add_setting_flags(o, ob.flags);
+
+  SenderOptions so;
+  std::string so_config;
+  auto* sd = app.add_subcommand("sender", "deliver what waits in the outbox and the spools: retries with backoff, "
+                                          "gives up on refusals and expired messages (telling admin_to), keeps to "
+                                          "the send rates");
+  sd->add_flag("--once", so.once, "one pass over what is due, then exit (for a timer or cron)");
+  sd->add_option("--config", so_config, "config file");
+  add_setting_flags(sd, so.flags);
 
   LogOptions lg;
   auto* l = app.add_subcommand("log", "print a run's captured output, optionally one stream only");
@@ -74,6 +89,10 @@ int main(int argc, char** argv) {
   if (o->parsed()) {
     if (!ob_config.empty()) ob.config_file = ob_config;
     return outbox_command(ob);
+  }
+  if (sd->parsed()) {
+    if (!so_config.empty()) so.config_file = so_config;
+    return sender_command(so);
   }
   if (l->parsed()) return log_command(lg);
   return 2;

@@ -132,9 +132,7 @@ int post_run_command(int fd) {
   try {
     PostRunInput in = decode_post_run(record);
     // The same settings the launcher used: the same files, variables and flags.
-    config::Loader loader = config::load_layers(in.config_file);
-    for (const auto& [key, value, flag] : in.flags) loader.apply_value(key, value, flag);
-    in.settings = loader.settings();
+    in.settings = load_settings(in.config_file, in.flags).settings();
     return post_run(in);
   } catch (const std::exception& e) {
     std::cerr << "gpualert: the diagnosis could not read what the launcher handed over: " << e.what() << "\n";

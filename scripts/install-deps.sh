@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(cmake g++ make pkg-config
       libre2-dev libhyperscan-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
       libgtest-dev libgmock-dev libslurm-dev
-      python3 python3-aiosmtpd openssl ca-certificates)
+      python3 python3-aiosmtpd openssl ca-certificates postfix)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,5 +15,8 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Postfix is the node MTA the sendmail transport is tested against: local only, not started here.
+printf '%s\n' "postfix postfix/main_mailer_type select Local only" \
+  "postfix postfix/mailname string gpualert-ci.localdomain" | debconf-set-selections
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -201,10 +201,6 @@ ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
   // rate so far allows in 60 % of the time left (never less than 1 MiB).
   std::uint64_t tail = huge ? kTailBytes : size - off;
   std::string why = huge ? "the log is larger than " + mib(kPartialThreshold) : "";
-  if (hole.start < size)
-    why += std::string(why.empty() ? "" : "; ") + mib(hole.end - hole.start) +
-           " of it are not in the log file (released or never written: `gpualert run` keeps the first quarter and "
-           "the last three quarters of a log larger than its log_max)";
   if (deadline) {
     const auto now = Clock::now();
     const double rate = static_cast<double>(st.bytes_read) / std::max(1e-3, seconds_between(t0, now));
@@ -212,9 +208,13 @@ ReadStats read_fd(int fd, LineSplitter& splitter, Deadline deadline) {
     const auto affordable = std::max<std::uint64_t>(kAlways, static_cast<std::uint64_t>(rate * left * 0.6));
     if (affordable < tail) {
       tail = affordable;
-      why = "it could not be read within the time allowed";
+      why = "it could not be read within the time allowed";  // cuts deeper than the size did
     }
   }
+  if (hole.start < size)
+    why += std::string(why.empty() ? "" : "; ") + mib(hole.end - hole.start) +
+           " of it are not in the log file (released or never written: `gpualert run` keeps the first quarter and "
+           "the last three quarters of a log larger than its log_max)";
   // The tail never starts inside the hole: there is nothing there to read.
   const std::uint64_t tail_start =
       std::max(size - std::min(tail, size - off), hole.start < size ? std::max(hole.end, off) : off);

@@ -11,7 +11,7 @@
 namespace gpualert {
 
 std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                                         std::size_t max_bytes) {
+                                         std::size_t max_bytes, int stdin_fd) {
   if (argv.empty()) return std::nullopt;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
@@ -28,10 +28,10 @@ std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, s
   if (pid == 0) {
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    // Close-on-exec: the tool gets /dev/null as its stdin and no other copy of it.
-    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null > 0) ::dup2(null, 0);
-    if (null == 0) ::fcntl(0, F_SETFD, 0);
+    // Close-on-exec: the tool gets its input (or /dev/null) as its stdin and no other copy of it.
+    const int in = stdin_fd >= 0 ? stdin_fd : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in > 0) ::dup2(in, 0);
+    if (in == 0) ::fcntl(0, F_SETFD, 0);
     ::execvp(cargv[0], cargv.data());
     ::_exit(127);
   }

@@ -16,7 +16,8 @@ namespace {
 const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
-    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve", "log_max"};
+    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
+    "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -138,6 +139,28 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto n = parse_size(value);
     if (!n) return bad("expected a size such as 20MiB, got '" + value + "'");
     s_.attach_budget = *n;
+  } else if (key == "retry_base" || key == "retry_max" || key == "expire_after" || key == "sender_interval") {
+    const auto d = parse_duration(value);
+    if (!d || d->count() < 1000) return bad("expected seconds (at least 1), e.g. 60 or 90s, got '" + value + "'");
+    (key == "retry_base" ? s_.retry_base : key == "retry_max" ? s_.retry_max
+     : key == "expire_after" ? s_.expire_after : s_.sender_interval) = *d;
+  } else if (key == "admin_to") {
+    std::vector<std::string> list;
+    std::string why;
+    if (!parse_address_list(value, list, why)) return bad(why);
+    s_.admin_to = list;
+  } else if (key == "rate_global" || key == "rate_recipient") {
+    const auto n = parse_size(value);
+    if (!n || *n > 100000) return bad("expected messages per minute (0-100000), got '" + value + "'");
+    (key == "rate_global" ? s_.rate_global : s_.rate_recipient) = static_cast<int>(*n);
+  } else if (key == "transport") {
+    if (value != "smtp" && value != "sendmail" && value != "spool") return bad("must be smtp, sendmail or spool");
+    s_.transport = value;
+  } else if (key == "sendmail_path") {
+    if (value.empty() || value[0] != '/') return bad("must be an absolute path, got '" + value + "'");
+    s_.sendmail_path = value;
+  } else if (key == "spool") {
+    s_.spools.emplace_back(expand_home(value));
   } else if (key == "log_max") {
     const auto n = parse_size(value);
     if (!n || (*n != 0 && *n < (1ULL << 20))) return bad("expected 0 (no limit) or a size of at least 1MiB such as 2GiB, got '" + value + "'");

@@ -1,22 +1,46 @@
-// gpualert-send: delivers messages from a gpualert outbox to an SMTP relay.
+// gpualert-send: delivers messages from gpualert outboxes (spools) to an SMTP relay.
 // The only program of gpualert that loads libcurl. It answers on stdout:
 //   --id ID : "ok" or "error <smtp code> <reason>"
 //   --all   : "summary <sent> <failed> <deferred> <busy>" then "failed <id>: <reason>" lines
+//   --once  : one pass over every --outbox, only messages that are due (the sender
+//             for a timer or cron); the same summary per outbox
+//   --serve : passes every --interval seconds until SIGTERM (the sender service)
 #include <CLI/CLI.hpp>
+#include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <iostream>
+#include <thread>
 
 #include "gpualert/notifier/outbox.hpp"
+#include "gpualert/notifier/outbox_flush.hpp"
 #include "gpualert/notifier/smtp_sender.hpp"
 
 using namespace gpualert::notify;
 
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_stop(int) { g_stop = true; }
+
+void print_summary(const FlushReport& r) {
+  std::cout << "summary " << r.sent << " " << r.failed << " " << r.deferred << " " << r.busy << "\n";
+  for (const auto& e : r.errors) std::cout << "failed " << e << "\n";
+  std::cout.flush();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"gpualert-send: deliver messages waiting in a gpualert outbox"};
-  std::string outbox, url, tls = "auto", user, password_file, ca_file, id;
-  long timeout_ms = 15000;
-  bool all = false, no_verify = false;
-  app.add_option("--outbox", outbox, "outbox directory")->required();
+  CLI::App app{"gpualert-send: deliver messages waiting in gpualert outboxes"};
+  std::vector<std::string> outboxes;
+  std::string url, tls = "auto", user, password_file, ca_file, id, admin_from;
+  std::vector<std::string> admins;
+  long timeout_ms = 15000, interval_s = 30, retry_base_s = 60, retry_max_s = 3600, expire_s = 72 * 3600;
+  int rate_global = 0, rate_rcpt = 0;
+  bool all = false, once = false, serve = false, no_verify = false;
+  app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve")->required();
   app.add_option("--smtp", url, "relay URL (smtp:// or smtps://)")->required();
   app.add_option("--tls", tls, "auto | required | off")->check(CLI::IsMember({"auto", "required", "off"}));
   app.add_option("--user", user, "AUTH user");
@@ -24,12 +48,31 @@ int main(int argc, char** argv) {
   app.add_option("--ca-file", ca_file, "CA bundle for the relay");
   app.add_flag("--no-verify-peer", no_verify, "do not verify the relay's certificate");
   app.add_option("--timeout-ms", timeout_ms, "bound for one SMTP transaction");
+  app.add_option("--admin", admins, "told when a message is given up (repeatable)");
+  app.add_option("--admin-from", admin_from, "sender address of those notices");
+  app.add_option("--retry-base", retry_base_s, "seconds before the first retry (doubling, with jitter)")
+      ->check(CLI::Range(1L, 86400L));
+  app.add_option("--retry-max", retry_max_s, "longest wait between retries, seconds")->check(CLI::Range(1L, 604800L));
+  app.add_option("--expire-after", expire_s, "give a message up when older than this, seconds")
+      ->check(CLI::Range(1L, 31L * 86400L));
+  app.add_option("--rate-global", rate_global, "most messages sent per minute (0: no limit)")->check(CLI::Range(0, 100000));
+  app.add_option("--rate-recipient", rate_rcpt, "most messages per recipient per minute (0: no limit)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--interval", interval_s, "seconds between passes with --serve")->check(CLI::Range(1L, 3600L));
   auto* one = app.add_option("--id", id, "send this message");
-  auto* every = app.add_flag("--all", all, "send every pending message");
-  one->excludes(every);
+  auto* every = app.add_flag("--all", all, "send every pending message now, due or not");
+  auto* pass = app.add_flag("--once", once, "one pass over every outbox: the messages that are due");
+  auto* loop = app.add_flag("--serve", serve, "a pass every --interval seconds until SIGTERM");
+  one->excludes(every, pass, loop);
+  every->excludes(pass, loop);
+  pass->excludes(loop);
   CLI11_PARSE(app, argc, argv);
-  if (id.empty() && !all) {
-    std::cerr << "gpualert-send: give --id ID or --all\n";
+  if (id.empty() && !all && !once && !serve) {
+    std::cerr << "gpualert-send: give --id ID, --all, --once or --serve\n";
+    return 2;
+  }
+  if ((!id.empty() || all) && outboxes.size() != 1) {
+    std::cerr << "gpualert-send: --id and --all take exactly one --outbox\n";
     return 2;
   }
   SmtpConfig cfg;
@@ -40,22 +83,58 @@ int main(int argc, char** argv) {
   cfg.ca_file = ca_file;
   cfg.verify_peer = !no_verify;
   cfg.timeout = std::chrono::milliseconds(timeout_ms);
+  cfg.admin_to = admins;
+  FlushOptions opt;
+  opt.only_id = id;
+  opt.admin_to = admins;
+  opt.admin_from = admin_from;
+  opt.policy.base = std::chrono::seconds(retry_base_s);
+  opt.policy.max = std::chrono::seconds(retry_max_s);
+  opt.policy.expire_after = std::chrono::seconds(expire_s);
+  RateLimiter limiter(rate_global, rate_rcpt);
+  opt.limiter = &limiter;
   try {
-    Outbox box(outbox);
-    const FlushReport r = flush_outbox(box, cfg, id);
-    if (!id.empty()) {
-      if (r.sent == 1) {
-        std::cout << "ok\n";
-        return 0;
+    if (!id.empty() || all) {
+      Outbox box(outboxes.front());
+      const FlushReport r = flush_outbox(box, cfg, opt);
+      if (!id.empty()) {
+        if (r.sent == 1) {
+          std::cout << "ok\n";
+          return 0;
+        }
+        if (r.busy == 1) std::cout << "error 0 being sent by another process\n";
+        else if (r.limited == 1) std::cout << "error 0 over the send rate: left for the sender\n";
+        else if (r.failed == 1) std::cout << "error " << r.last_failure.smtp_code << " " << r.last_failure.error << "\n";
+        else std::cout << "error 0 no pending message " << id << "\n";
+        return 1;
       }
-      if (r.busy == 1) std::cout << "error 0 being sent by another process\n";
-      else if (r.failed == 1) std::cout << "error " << r.last_failure.smtp_code << " " << r.last_failure.error << "\n";
-      else std::cout << "error 0 no pending message " << id << "\n";
-      return 1;
+      print_summary(r);
+      return r.failed == 0 ? 0 : 1;
     }
-    std::cout << "summary " << r.sent << " " << r.failed << " " << r.deferred << " " << r.busy << "\n";
-    for (const auto& e : r.errors) std::cout << "failed " << e << "\n";
-    return r.failed == 0 ? 0 : 1;
+    // The sender: passes over every spool, only what is due.
+    opt.due_only = true;
+    ::signal(SIGTERM, on_stop);
+    ::signal(SIGINT, on_stop);
+    int failed = 0;
+    do {
+      for (const auto& dir : outboxes) {
+        try {
+          Outbox box(dir);
+          const FlushReport r = flush_outbox(box, cfg, opt);
+          failed += r.failed;
+          if (once) {
+            std::cout << "outbox " << dir << "\n";
+            print_summary(r);
+          }
+        } catch (const std::exception& e) {
+          std::cerr << "gpualert-send: " << dir << ": " << e.what() << "\n";
+          ++failed;
+        }
+      }
+      for (long s = 0; serve && !g_stop && s < interval_s * 10; ++s)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } while (serve && !g_stop);
+    return once && failed > 0 ? 1 : 0;
   } catch (const std::exception& e) {
     std::cout << "error 0 " << e.what() << "\n";
     return 1;

@@ -96,6 +96,27 @@ void fill_from_meta(StoredMessage& m, const json& j) {
   m.envelope.to = j.value("to", std::vector<std::string>{});
   m.attempts = j.value("attempts", 0);
   m.last_error = j.value("last_error", "");
+  m.last_code = j.value("last_code", 0L);
+  m.job = j.value("job", "");
+  m.user = j.value("user", "");
+  m.cls = j.value("class", "");
+  m.notice = j.value("notice", false);
+  using std::chrono::seconds;
+  m.created = std::chrono::system_clock::time_point(seconds(j.value("created_unix", 0LL)));
+  m.next_attempt = std::chrono::system_clock::time_point(seconds(j.value("next_attempt_unix", 0LL)));
+}
+
+// M's record, or what is known of it when the file is unreadable.
+json meta_or_minimal(const StoredMessage& m) {
+  try {
+    return read_meta(m.meta);
+  } catch (const std::exception&) {
+    return {{"id", m.id}, {"from", m.envelope.from}, {"to", m.envelope.to}};
+  }
+}
+
+long long unix_seconds(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
 }  // namespace
@@ -103,6 +124,7 @@ void fill_from_meta(StoredMessage& m, const json& j) {
 Outbox::Outbox(fs::path dir) : dir_(std::move(dir)) {
   make_dirs(dir_ / "pending", 0700);
   make_dirs(dir_ / "sent", 0700);
+  make_dirs(dir_ / "failed", 0700);
 }
 
 StoredMessage Outbox::store(const Message& msg) {
@@ -111,7 +133,19 @@ StoredMessage Outbox::store(const Message& msg) {
   m.eml = dir_ / "pending" / (m.id + ".eml");
   m.meta = dir_ / "pending" / (m.id + ".json");
   m.envelope = msg.envelope;
+  for (const auto& [name, value] : msg.extra_headers) {
+    if (name == "X-Gpualert-Job") m.job = one_line(value, 100);
+    else if (name == "X-Gpualert-User") m.user = one_line(value, 100);
+    else if (name == "X-Gpualert-Class") m.cls = one_line(value, 100);
+    else if (name == "X-Gpualert-Notice") m.notice = true;
+  }
+  m.created = std::chrono::system_clock::now();
   const json j = {{"id", m.id},
+                  {"job", m.job},
+                  {"user", m.user},
+                  {"class", m.cls},
+                  {"notice", m.notice},
+                  {"created_unix", std::chrono::duration_cast<std::chrono::seconds>(m.created.time_since_epoch()).count()},
                   {"from", msg.envelope.from},
                   {"to", msg.envelope.to},
                   {"subject", one_line(msg.subject, 400)},
@@ -156,9 +190,11 @@ void Outbox::keep_reserve(std::uint64_t bytes) {
   ::close(fd);
 }
 
-std::vector<StoredMessage> Outbox::pending() const {
+namespace {
+
+// The committed messages of DIR (pending/ or failed/), oldest first.
+std::vector<StoredMessage> list_messages(const fs::path& dir) {
   std::vector<StoredMessage> out;
-  const fs::path dir = dir_ / "pending";
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     // Only a committed .eml counts; "<id>.eml.tmp.<pid>" is a write in progress.
@@ -178,6 +214,11 @@ std::vector<StoredMessage> Outbox::pending() const {
   std::sort(out.begin(), out.end(), [](const StoredMessage& a, const StoredMessage& b) { return a.id < b.id; });
   return out;
 }
+
+}  // namespace
+
+std::vector<StoredMessage> Outbox::pending() const { return list_messages(dir_ / "pending"); }
+std::vector<StoredMessage> Outbox::failed() const { return list_messages(dir_ / "failed"); }
 
 void Outbox::mark_sent(const StoredMessage& m) {
   const fs::path sent = dir_ / "sent";
@@ -200,18 +241,83 @@ void Outbox::mark_sent(const StoredMessage& m) {
 }
 
 void Outbox::record_failure(StoredMessage& m, const std::string& error) {
+  defer(m, error, 0, std::chrono::system_clock::time_point{});
+}
+
+void Outbox::defer(StoredMessage& m, const std::string& error, long code, std::chrono::system_clock::time_point next) {
   m.attempts += 1;
   m.last_error = one_line(error, 1000);
-  json j;
-  try {
-    j = read_meta(m.meta);
-  } catch (const std::exception&) {
-    j = {{"id", m.id}, {"from", m.envelope.from}, {"to", m.envelope.to}};
-  }
+  m.last_code = code;
+  m.next_attempt = next;
+  json j = meta_or_minimal(m);
   j["attempts"] = m.attempts;
   j["last_error"] = m.last_error;
+  j["last_code"] = m.last_code;
   j["last_attempt"] = iso8601_utc(std::chrono::system_clock::now());
+  j["next_attempt_unix"] = unix_seconds(next);
   write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+}
+
+void Outbox::mark_failed(StoredMessage& m, const std::string& reason, long code) {
+  const fs::path failed = dir_ / "failed";
+  m.last_error = one_line(reason, 1000);
+  m.last_code = code;
+  json j = meta_or_minimal(m);
+  j["attempts"] = m.attempts;
+  j["failed"] = iso8601_utc(std::chrono::system_clock::now());
+  j["reason"] = m.last_error;
+  j["last_code"] = code;
+  // The record first, then the message: a crash in between leaves the message
+  // pending (tried again), never a failed/ message without its reason.
+  write_file_atomic(failed / (m.id + ".json"), j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+  if (::rename(m.eml.c_str(), (failed / (m.id + ".eml")).c_str()) != 0)
+    fail(errno, "cannot move " + m.eml.string() + " to " + failed.string());
+  ::unlink(m.meta.c_str());
+  sync_dir(failed);
+  sync_dir(dir_ / "pending");
+  m.eml = failed / (m.id + ".eml");
+  m.meta = failed / (m.id + ".json");
+}
+
+bool Outbox::retry(const std::string& id) {
+  // An id is a file name we made: nothing else may reach a path.
+  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.') return false;
+  const fs::path pending = dir_ / "pending", failed = dir_ / "failed";
+  const bool was_failed = fs::exists(failed / (id + ".eml"));
+  const fs::path from = was_failed ? failed : pending;
+  if (!fs::exists(from / (id + ".eml"))) return false;
+  json j;
+  try {
+    j = read_meta(from / (id + ".json"));
+  } catch (const std::exception&) {
+    j = {{"id", id}};
+  }
+  j["next_attempt_unix"] = 0;
+  j.erase("failed");
+  write_file_atomic(pending / (id + ".json"), j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+  if (was_failed) {
+    if (::rename((failed / (id + ".eml")).c_str(), (pending / (id + ".eml")).c_str()) != 0)
+      fail(errno, "cannot move " + id + " back to " + pending.string());
+    ::unlink((failed / (id + ".json")).c_str());
+    sync_dir(failed);
+    sync_dir(pending);
+  }
+  return true;
+}
+
+std::size_t Outbox::purge(std::chrono::seconds age) {
+  const auto cutoff = std::chrono::system_clock::now() - age;
+  std::size_t removed = 0;
+  for (const char* sub : {"sent", "failed"}) {
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir_ / sub, ec)) {
+      struct stat st {};
+      if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (std::chrono::system_clock::from_time_t(st.st_mtime) > cutoff) continue;
+      if (::unlink(e.path().c_str()) == 0 && ends_with(e.path().filename().string(), ".eml")) ++removed;
+    }
+  }
+  return removed;
 }
 
 std::size_t Outbox::clean_garbage(std::chrono::seconds min_age) {

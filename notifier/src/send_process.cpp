@@ -30,6 +30,9 @@ std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box
   if (!cfg.password_file.empty()) a.insert(a.end(), {"--password-file", cfg.password_file.string()});
   if (!cfg.ca_file.empty()) a.insert(a.end(), {"--ca-file", cfg.ca_file.string()});
   if (!cfg.verify_peer) a.push_back("--no-verify-peer");
+  for (const auto& admin : cfg.admin_to) a.insert(a.end(), {"--admin", admin});
+  a.insert(a.end(), {"--retry-base", std::to_string(cfg.retry_base.count()), "--retry-max",
+                     std::to_string(cfg.retry_max.count()), "--expire-after", std::to_string(cfg.expire_after.count())});
   return a;
 }
 

@@ -15,6 +15,7 @@
 #include "gpualert/common/text.hpp"
 #include "gpualert/notifier/address.hpp"
 #include "gpualert/notifier/password_file.hpp"
+#include "sendmail_sender.hpp"
 #include "socket_watchdog.hpp"
 #include "gpualert/common/unique_fd.hpp"
 
@@ -189,16 +190,14 @@ SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
   return r;
 }
 
-// True when M is still a pending message (another flush may have moved it).
-bool still_pending(int fd, const StoredMessage& m) {
-  struct stat a {};
-  struct stat b {};
-  return ::fstat(fd, &a) == 0 && ::stat(m.eml.c_str(), &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
 }  // namespace
 
 SendResult send_message(const SmtpConfig& cfg, const StoredMessage& m) {
+  // "sendmail:PROGRAM": the node's MTA takes it instead of a relay.
+  if (cfg.url.rfind("sendmail:", 0) == 0) {
+    const std::string program = cfg.url.substr(9);
+    return send_with_sendmail(program.empty() ? "/usr/sbin/sendmail" : program, m, cfg.timeout);
+  }
   try {
     return send_impl(cfg, m);
   } catch (const std::exception& e) {
@@ -206,50 +205,6 @@ SendResult send_message(const SmtpConfig& cfg, const StoredMessage& m) {
   } catch (...) {
     return failure("internal error", false);
   }
-}
-
-FlushReport flush_outbox(Outbox& outbox, const SmtpConfig& cfg, const std::string& only_id) {
-  FlushReport rep;
-  try {
-    outbox.clean_garbage();
-    bool relay_down = false;
-    for (StoredMessage& m : outbox.pending()) {
-      if (!only_id.empty() && m.id != only_id) continue;
-      if (relay_down) {
-        ++rep.deferred;
-        continue;
-      }
-      UniqueFd lock(::open(m.eml.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-      if (!lock.valid()) continue;  // sent and moved by another process meanwhile
-      if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-        ++rep.busy;
-        continue;
-      }
-      if (!still_pending(lock.get(), m)) continue;
-      const SendResult r = send_message(cfg, m);
-      if (r.ok) {
-        ++rep.sent;
-        try {
-          outbox.mark_sent(m);
-        } catch (const std::exception& e) {
-          rep.errors.push_back(m.id + ": sent, but " + e.what());
-        }
-        continue;
-      }
-      ++rep.failed;
-      rep.errors.push_back(m.id + ": " + r.error);
-      rep.last_failure = r;
-      relay_down = r.relay_unusable;
-      try {
-        outbox.record_failure(m, r.error);
-      } catch (const std::exception& e) {
-        rep.errors.push_back(m.id + ": cannot record the failure: " + e.what());
-      }
-    }
-  } catch (const std::exception& e) {
-    rep.errors.push_back(std::string("outbox: ") + e.what());
-  }
-  return rep;
 }
 
 }  // namespace gpualert::notify

@@ -1,13 +1,18 @@
 #include "gpualert/report/delivery.hpp"
 
 #include "gpualert/notifier/outbox.hpp"
+#include "gpualert/notifier/retry_policy.hpp"
 #include "gpualert/notifier/send_process.hpp"
 
 namespace gpualert::report {
 
+std::string delivery_url(const config::Settings& s) {
+  return s.transport == "sendmail" ? "sendmail:" + s.sendmail_path.string() : s.smtp_url;
+}
+
 notify::SmtpConfig smtp_config(const config::Settings& s) {
   notify::SmtpConfig c;
-  c.url = s.smtp_url;
+  c.url = delivery_url(s);
   c.tls = s.smtp_tls == "required" ? notify::TlsMode::Required
           : s.smtp_tls == "off"    ? notify::TlsMode::Off
                                    : notify::TlsMode::Auto;
@@ -16,6 +21,12 @@ notify::SmtpConfig smtp_config(const config::Settings& s) {
   c.ca_file = s.smtp_ca_file;
   c.verify_peer = s.smtp_verify_peer;
   c.timeout = s.send_timeout;
+  c.admin_to = s.admin_to;
+  using std::chrono::duration_cast;
+  using std::chrono::seconds;
+  c.retry_base = std::max(seconds(1), duration_cast<seconds>(s.retry_base));
+  c.retry_max = std::max(seconds(1), duration_cast<seconds>(s.retry_max));
+  c.expire_after = std::max(seconds(1), duration_cast<seconds>(s.expire_after));
   return c;
 }
 
@@ -29,6 +40,7 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
     box.keep_reserve(s.outbox_reserve);  // restored after use, when there is room again
     d.stored = true;
     d.eml = stored.eml;
+    d.id = stored.id;
     if (fuller) {
       try {
         if (const auto more = fuller()) box.replace(stored, *more);
@@ -36,7 +48,7 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
         // The quick message is stored and complete: it is the one sent.
       }
     }
-    if (s.smtp_url.empty()) return d;
+    if (s.transport == "spool" || delivery_url(s).empty()) return d;
     d.attempted = true;
     const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
     // gpualert-send has already moved the message to sent/ or recorded the failure.
@@ -45,6 +57,8 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
       d.eml = s.outbox / "sent" / stored.eml.filename();
     } else {
       d.error = r.error;
+      d.refused = notify::permanent_failure(r);
+      if (d.refused) d.eml = s.outbox / "failed" / stored.eml.filename();
     }
   } catch (const std::exception& e) {
     d.error = e.what();
@@ -54,14 +68,19 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
 
 std::string Delivery::describe(const config::Settings& s) const {
   if (!stored) return "NOT stored: " + error + " (the log and verdict are still in the run directory)";
+  if (!attempted && s.transport == "spool")
+    return "queued in the spool for the site's sender (gpualert sender): " + eml.string();
   if (!attempted) return "no relay configured; the message is in the local outbox: " + eml.string();
   if (sent) return "sent to " + [&] {
     std::string t;
     for (const auto& a : s.to) t += (t.empty() ? "" : ", ") + a;
     return t;
-  }() + " via " + s.smtp_url;
+  }() + " via " + (s.transport == "sendmail" ? "the node's MTA (" + s.sendmail_path.string() + ")" : s.smtp_url);
+  if (refused)
+    return "NOT sent: refused by the relay (" + error + "); kept in " + eml.string() + "; after fixing the cause: " +
+           "`gpualert outbox retry " + id + "`";
   return "NOT sent (" + error + "); kept in the outbox: " + eml.string() +
-         "; retry with `gpualert outbox flush`";
+         "; the sender retries it, or `gpualert outbox flush` now";
 }
 
 }  // namespace gpualert::report

@@ -153,6 +153,7 @@ notify::Message build_message(const classify::Verdict& v, const RunFacts& f, con
   m.extra_headers = {{"X-Gpualert-Class", v.cls},
                      {"X-Gpualert-Attribution", v.attribution},
                      {"X-Gpualert-Status", status_word(v, f)}};
+  if (!f.user.empty()) m.extra_headers.emplace_back("X-Gpualert-User", f.user);
   return m;
 }
 

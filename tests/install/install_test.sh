@@ -6,7 +6,8 @@ build=$1
 prefix=$(mktemp -d /tmp/gpualert-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/gpualert libexec/gpualert/gpualert-send libexec/gpualert/gpualert-epilog share/gpualert/gpualert.conf.example; do
+for f in bin/gpualert libexec/gpualert/gpualert-send libexec/gpualert/gpualert-epilog share/gpualert/gpualert.conf.example \
+         lib/systemd/system/gpualert-sender.service lib/systemd/system/gpualert-sender.timer; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 export GPUALERT_STATE_DIR=$prefix/state GPUALERT_SYSTEM_CONFIG=/nonexistent GPUALERT_CONFIG=/nonexistent

@@ -34,7 +34,16 @@ class MailFaults(GpualertCase):
                 self.outbox_cleanup()
                 with SmtpServer(self.tmp, "--mode", mode) as srv:
                     r = self.gpualert(["--smtp", srv.url], [CHILD, "exit", str(code)], run_dir=self.run_dir(mode))
-                self.check_kept(r, code)
+                if mode == "tempfail":  # retried later
+                    self.check_kept(r, code)
+                    continue
+                # A 5xx is never retried: the message is kept in failed/ with the reply, and said so.
+                self.assertEqual(r.returncode, code, r.stderr)
+                self.assertEqual(self.outbox_messages("pending"), [])
+                self.assertEqual(len(self.outbox_messages("failed")), 1)
+                self.assertIn("refused by the relay", r.stderr.decode())
+                self.assertIn("550", r.stderr.decode())
+                self.assertIn("gpualert outbox retry", r.stderr.decode())
 
     def test_flush_delivers_what_was_kept(self):
         url = "smtp://127.0.0.1:%d" % closed_port()

@@ -315,7 +315,7 @@ TEST_F(SmtpTest, FlushSendsEverythingAndMovesItToSent) {
   EXPECT_NE(read_bytes(received()[0]).find("Subject: message 0"), std::string::npos);
 }
 
-TEST_F(SmtpTest, FlushKeepsRejectedMessagesWithAttemptsCounted) {
+TEST_F(SmtpTest, FlushGivesRefusedMessagesUpIntoFailedWithTheReply) {
   SmtpServer server({"--mode", "reject", "--fail-at", "rcpt"});
   store("one");
   store("two");
@@ -323,14 +323,31 @@ TEST_F(SmtpTest, FlushKeepsRejectedMessagesWithAttemptsCounted) {
   EXPECT_EQ(rep.sent, 0);
   EXPECT_EQ(rep.failed, 2);  // a message-level failure: every message is tried
   EXPECT_EQ(rep.deferred, 0);
+  EXPECT_EQ(rep.gave_up, 2);
   ASSERT_EQ(rep.errors.size(), 2u);
-  const auto pending = box.pending();
-  ASSERT_EQ(pending.size(), 2u);
-  for (const auto& m : pending) {
+  EXPECT_TRUE(box.pending().empty());  // a 550 is never retried
+  const auto failed = box.failed();
+  ASSERT_EQ(failed.size(), 2u);
+  for (const auto& m : failed) {
     EXPECT_EQ(m.attempts, 1);
-    EXPECT_NE(m.last_error.find("550"), std::string::npos) << m.last_error;
+    EXPECT_EQ(m.last_code, 550);
   }
   EXPECT_TRUE(fs::is_empty(box.dir() / "sent"));
+}
+
+TEST_F(SmtpTest, FlushKeepsTemporarilyRefusedMessagesWithTheirNextAttempt) {
+  SmtpServer server({"--mode", "tempfail", "--fail-at", "rcpt"});
+  store("one");
+  const auto t0 = std::chrono::system_clock::now();
+  const FlushReport rep = flush_outbox(box, config(server));
+  EXPECT_EQ(rep.failed, 1);
+  EXPECT_EQ(rep.gave_up, 0);
+  const auto pending = box.pending();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].attempts, 1);
+  EXPECT_EQ(pending[0].last_code, 451);
+  EXPECT_NE(pending[0].last_error.find("451"), std::string::npos) << pending[0].last_error;
+  EXPECT_GE(pending[0].next_attempt, t0 + std::chrono::seconds(47));  // 60 s - 20 %, to the second
 }
 
 TEST_F(SmtpTest, FlushDefersTheRestWhenTheRelayIsDown) {

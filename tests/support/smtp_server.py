@@ -29,6 +29,8 @@ Flags:
        reject      answers 550 at the stage chosen by --fail-at.
   --maildir DIR      where mode ok stores messages (created if missing).
   --fail-at STAGE    rcpt or data (default: data = after the whole message).
+  --reject-rcpt ADDR answer 550 (user unknown) to RCPT TO:<ADDR>, in any mode;
+                     repeatable. The other recipients are handled as the mode says.
   --hang-at STAGE    mail, rcpt or data (default: mail) for greet-hang.
   --starttls         offer STARTTLS and require it before MAIL/AUTH. A
                      self-signed certificate for "localhost" and 127.0.0.1 is
@@ -108,6 +110,8 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self.args.mode == "greet-hang" and self.args.hang_at == "rcpt":
             await forever()
+        if address in self.args.reject_rcpt:
+            return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
         if self.args.mode in FAIL_REPLIES and self.args.fail_at == "rcpt":
             return FAIL_REPLIES[self.args.mode]
         envelope.rcpt_tos.append(address)
@@ -215,6 +219,8 @@ def parse_args():
     p.add_argument("--mode", choices=["ok", "hang", "greet-hang", "tempfail", "reject"], default="ok")
     p.add_argument("--maildir")
     p.add_argument("--fail-at", choices=["rcpt", "data"], default="data")
+    p.add_argument("--reject-rcpt", action="append", default=[],
+                   help="answer 550 to RCPT TO this address (any mode; repeatable)")
     p.add_argument("--hang-at", choices=["mail", "rcpt", "data"], default="mail")
     p.add_argument("--starttls", action="store_true")
     p.add_argument("--smtps", action="store_true")

@@ -14,7 +14,8 @@ struct ProgramOutput {
 };
 
 // nullopt when it could not be started or did not finish within TIMEOUT (then it is killed).
+// Its stdin is STDIN_FD (e.g. a message for sendmail), or /dev/null when that is -1.
 std::optional<ProgramOutput> run_program(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                                         std::size_t max_bytes = 1 << 20);
+                                         std::size_t max_bytes = 1 << 20, int stdin_fd = -1);
 
 }  // namespace gpualert

@@ -10,7 +10,11 @@
 namespace gpualert::config {
 
 struct Settings {
-  // Delivery. An empty smtp_url means "no relay": messages stay in the outbox.
+  // Delivery. transport: smtp (smtp_url; empty = no relay: messages stay in the outbox),
+  // sendmail (hand each message to the node's MTA at sendmail_path), or spool (jobs
+  // only store messages in the outbox, a shared spool; `gpualert sender` elsewhere sends).
+  std::string transport = "smtp";
+  std::filesystem::path sendmail_path = "/usr/sbin/sendmail";
   std::string smtp_url;
   std::string smtp_user;
   std::filesystem::path smtp_password_file;
@@ -20,6 +24,16 @@ struct Settings {
   std::string from;             // default: gpualert@<host>
   std::vector<std::string> to;  // default: <user>@<host>
   std::chrono::milliseconds send_timeout{15000};
+  // How undelivered messages are retried (the sender and every pass over the outbox):
+  // backoff from retry_base doubling up to retry_max, with jitter; given up after
+  // expire_after, with one notice to admin_to. Send rates per minute (0: no limit).
+  std::chrono::milliseconds retry_base{60000}, retry_max{3600000};
+  std::chrono::milliseconds expire_after{72LL * 3600 * 1000};
+  std::vector<std::string> admin_to;
+  int rate_global = 0, rate_recipient = 0;
+  // The sender: more spools it serves besides the outbox, and its pause between passes.
+  std::vector<std::filesystem::path> spools;
+  std::chrono::milliseconds sender_interval{30000};
 
   // Where things live.
   std::filesystem::path state_dir;  // default: $XDG_STATE_HOME/gpualert or ~/.local/state/gpualert

@@ -18,6 +18,12 @@ struct StoredMessage {
   Envelope envelope;
   int attempts = 0;
   std::string last_error;
+  long last_code = 0;  // the relay's last reply code, when known
+  // When it was stored, and not to be tried before (epoch: at once).
+  std::chrono::system_clock::time_point created{}, next_attempt{};
+  // From the message's X-Gpualert-* headers, for the delivery log and rate limits.
+  std::string job, user, cls;
+  bool notice = false;  // a notice to the admins: its own failure never makes another
 };
 
 class Outbox {
@@ -35,8 +41,19 @@ class Outbox {
   void replace(const StoredMessage& m, const Message& msg);
 
   std::vector<StoredMessage> pending() const;       // oldest first
+  std::vector<StoredMessage> failed() const;        // given up on: failed/, oldest first
   void mark_sent(const StoredMessage& m);            // moves both files to sent/
   void record_failure(StoredMessage& m, const std::string& error);  // attempts+1, last_error
+  // A failed attempt: attempts+1, the reason and reply code, and when to try again.
+  void defer(StoredMessage& m, const std::string& error, long code, std::chrono::system_clock::time_point next);
+  // Gives the message up: both files move to failed/, the reason recorded with them.
+  void mark_failed(StoredMessage& m, const std::string& reason, long code);
+
+  // Puts message ID back in the queue, due at once: from failed/ (the cause was
+  // fixed) or still pending (try now, not at its backoff time). False: no such message.
+  bool retry(const std::string& id);
+  // Deletes sent/ and failed/ messages older than AGE. Returns how many.
+  std::size_t purge(std::chrono::seconds age);
 
   // Deletes leftovers of crashed writers older than MIN_AGE: a .json whose .eml
   // never appeared and temporary files. Younger ones may belong to a store()

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gpualert/notifier/message.hpp"
 #include "gpualert/notifier/outbox.hpp"
@@ -12,13 +13,19 @@ namespace gpualert::notify {
 enum class TlsMode { Auto, Required, Off };  // Auto: STARTTLS when offered (smtps:// is always TLS)
 
 struct SmtpConfig {
-  std::string url;  // smtp://host[:port] or smtps://host[:port]; empty means "no relay"
+  // smtp://host[:port] or smtps://host[:port]; "sendmail:PROGRAM" hands messages to the
+  // node's MTA instead; empty means "no relay"
+  std::string url;
   TlsMode tls = TlsMode::Auto;
   std::string user;                      // AUTH user; empty = no AUTH
   std::filesystem::path password_file;   // must be a regular file not readable by group/others
   std::filesystem::path ca_file;         // optional CA bundle for the relay's certificate
   bool verify_peer = true;
   std::chrono::milliseconds timeout{15000};  // whole transaction, connect included
+  // Told (one notice each) when a message is given up: refused for good, or expired.
+  std::vector<std::string> admin_to;
+  // The retry schedule a failed message is given (see RetryPolicy).
+  std::chrono::seconds retry_base{60}, retry_max{3600}, expire_after{std::chrono::hours(72)};
 };
 
 struct SendResult {
@@ -40,6 +47,9 @@ struct FlushReport {
   std::vector<std::string> errors;  // "<id>: <reason>"
   int busy = 0;      // being sent by another process right now (left alone)
   int deferred = 0;  // not tried: the relay was unusable for an earlier message
+  int not_due = 0;   // not tried: its next attempt is later (FlushOptions::due_only)
+  int limited = 0;   // not tried: over the send rate, left for a later pass
+  int gave_up = 0;   // moved to failed/: refused for good, or expired
   SendResult last_failure;  // the most recent failed attempt, with its reply code
 };
 

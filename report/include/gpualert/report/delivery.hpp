@@ -17,12 +17,16 @@ struct Delivery {
   std::filesystem::path eml;  // where the complete message is
   bool attempted = false;     // a relay was configured and tried
   bool sent = false;
+  bool refused = false;       // refused for good by the relay: now in the outbox's failed/
+  std::string id;             // the message's id in the outbox
   std::string error;
   // One line for the terminal: where the message is and what happened to it.
   std::string describe(const config::Settings& s) const;
 };
 
 notify::SmtpConfig smtp_config(const config::Settings& s);
+// Where messages go: the relay URL, or "sendmail:PROGRAM"; "" when there is none.
+std::string delivery_url(const config::Settings& s);
 
 // Never throws. FULLER, when given, is asked once MSG is safely stored: the
 // message with what was left out to store it quickly (attachments); what it
