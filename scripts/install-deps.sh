@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(cmake g++ make pkg-config
       libre2-dev libhyperscan-dev libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
       libgtest-dev libgmock-dev libslurm-dev
-      python3 python3-aiosmtpd openssl ca-certificates postfix)
+      python3 python3-aiosmtpd openssl ca-certificates postfix clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

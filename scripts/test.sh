@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit and integration, in a normal build and again under
-# AddressSanitizer + UBSan. Usage: scripts/test.sh
+# AddressSanitizer + UBSan, then each fuzz target for a minute (GPUALERT_FUZZ_SECONDS).
+# Usage: scripts/test.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -18,3 +19,6 @@ cmake --build "$root/build-asan" -j"$jobs"
 echo "== tests under ASan + UBSan (not the Slurm suite: slurmstepd cannot load a sanitized plugin)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure --timeout 1200 -LE slurm
+
+echo "== fuzzing (libFuzzer + ASan + UBSan, ${GPUALERT_FUZZ_SECONDS:-60} s per target)"
+"$root/scripts/fuzz.sh" "${GPUALERT_FUZZ_SECONDS:-60}"

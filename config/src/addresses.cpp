@@ -19,6 +19,8 @@ bool valid_address(const std::string& addr) {
   }
   if (ats > 1 || addr.front() == '@' || addr.back() == '@') return false;
   if (addr.front() == '.' || addr.find("..") != std::string::npos) return false;
+  // Never something a program could take for an option ("-oi", "-fX"), e.g. sendmail.
+  if (addr.front() == '-') return false;
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "gpualert/config/addresses.hpp"
 #include "gpualert/config/defaults.hpp"
@@ -66,13 +67,22 @@ Loader::Loader() {
 }
 
 void Loader::apply_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) return;  // an absent file is the normal case
-  std::string line;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) problems_.push_back({file.string(), "read error"});
+  apply_text(text.str(), file.string());
+}
+
+void Loader::apply_text(std::string_view text, const std::string& name) {
   int lineno = 0;
-  while (std::getline(in, line)) {
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    const std::string line(text.substr(0, nl));
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++lineno;
-    const std::string where = file.string() + ":" + std::to_string(lineno);
+    const std::string where = name + ":" + std::to_string(lineno);
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     const auto eq = t.find('=');
@@ -82,7 +92,6 @@ void Loader::apply_file(const std::filesystem::path& file) {
     }
     set(trim(t.substr(0, eq)), trim(t.substr(eq + 1)), where);
   }
-  if (in.bad()) problems_.push_back({file.string(), "read error"});
 }
 
 void Loader::apply_environment() {

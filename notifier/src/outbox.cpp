@@ -91,28 +91,43 @@ void write_eml(const fs::path& eml, const Message& msg) {
 
 json read_meta(const fs::path& meta) { return json::parse(read_file(meta)); }
 
+// A field of a record, or FALLBACK when it is missing or of another type: a record
+// someone edited by hand (or a crash cut short) must not hide its message.
+template <typename T>
+T field(const json& j, const char* key, T fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    return fallback;
+  }
+}
+
 void fill_from_meta(StoredMessage& m, const json& j) {
-  m.envelope.from = j.value("from", "");
-  m.envelope.to = j.value("to", std::vector<std::string>{});
-  m.attempts = j.value("attempts", 0);
-  m.last_error = j.value("last_error", "");
-  m.last_code = j.value("last_code", 0L);
-  m.job = j.value("job", "");
-  m.user = j.value("user", "");
-  m.cls = j.value("class", "");
-  m.notice = j.value("notice", false);
+  m.envelope.from = field<std::string>(j, "from", "");
+  m.envelope.to = field<std::vector<std::string>>(j, "to", {});
+  m.attempts = field<int>(j, "attempts", 0);
+  m.last_error = field<std::string>(j, "last_error", "");
+  m.last_code = field<long>(j, "last_code", 0);
+  m.job = field<std::string>(j, "job", "");
+  m.user = field<std::string>(j, "user", "");
+  m.cls = field<std::string>(j, "class", "");
+  m.notice = field<bool>(j, "notice", false);
   using std::chrono::seconds;
-  m.created = std::chrono::system_clock::time_point(seconds(j.value("created_unix", 0LL)));
-  m.next_attempt = std::chrono::system_clock::time_point(seconds(j.value("next_attempt_unix", 0LL)));
+  m.created = std::chrono::system_clock::time_point(seconds(field<long long>(j, "created_unix", 0)));
+  m.next_attempt = std::chrono::system_clock::time_point(seconds(field<long long>(j, "next_attempt_unix", 0)));
 }
 
 // M's record, or what is known of it when the file is unreadable.
 json meta_or_minimal(const StoredMessage& m) {
   try {
-    return read_meta(m.meta);
+    json j = read_meta(m.meta);
+    if (j.is_object()) return j;
   } catch (const std::exception&) {
-    return {{"id", m.id}, {"from", m.envelope.from}, {"to", m.envelope.to}};
   }
+  return {{"id", m.id}, {"from", m.envelope.from}, {"to", m.envelope.to}};
 }
 
 long long unix_seconds(std::chrono::system_clock::time_point t) {
@@ -286,11 +301,11 @@ bool Outbox::retry(const std::string& id) {
   const bool was_failed = fs::exists(failed / (id + ".eml"));
   const fs::path from = was_failed ? failed : pending;
   if (!fs::exists(from / (id + ".eml"))) return false;
-  json j;
+  json j = {{"id", id}};
   try {
-    j = read_meta(from / (id + ".json"));
+    if (json r = read_meta(from / (id + ".json")); r.is_object()) j = std::move(r);
   } catch (const std::exception&) {
-    j = {{"id", id}};
+    // An unreadable record: the message still goes back, with what is known.
   }
   j["next_attempt_unix"] = 0;
   j.erase("failed");

@@ -44,6 +44,10 @@ TEST(Addresses, RejectHostileText) {
   EXPECT_FALSE(valid_address("alice@example.org\r\nBcc: x@y"));
   EXPECT_FALSE(valid_address("a b@c"));
   EXPECT_FALSE(valid_address("<a@b>"));
+  // Found by fuzz_option_value: "-" and "-oi" passed, and a program could take them for options.
+  EXPECT_FALSE(valid_address("-"));
+  EXPECT_FALSE(valid_address("-oi"));
+  EXPECT_FALSE(valid_address("-falice@example.org"));
   EXPECT_FALSE(valid_address("../../etc"));
   EXPECT_FALSE(valid_address("a;rm -rf@x"));
   EXPECT_TRUE(valid_address("first.last+tag@sub.example.org"));

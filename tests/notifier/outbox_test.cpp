@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -149,6 +151,27 @@ TEST(Outbox, MessageWithLostMetadataIsStillListed) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].id, m.id);
   EXPECT_NE(p[0].last_error.find("metadata unreadable"), std::string::npos);
+}
+
+// Found by fuzz_outbox_record: a record that is valid JSON of the wrong shape (a number,
+// a field of another type) made deferring the message throw. Its message stays listed,
+// and what is readable of the record is kept.
+TEST(Outbox, ARecordOfTheWrongShapeNeitherHidesNorBlocksItsMessage) {
+  TempDir t;
+  Outbox box(t.path());
+  const StoredMessage m = box.store(simple_message());
+  for (const char* record : {"2", R"({"to": "not a list", "attempts": "x", "from": "a@b"})", "[]"}) {
+    {
+      std::ofstream(m.meta, std::ios::trunc) << record;
+    }
+    auto p = box.pending();
+    ASSERT_EQ(p.size(), 1u) << record;
+    box.defer(p[0], "451 later", 451, std::chrono::system_clock::now());
+    p = box.pending();
+    ASSERT_EQ(p.size(), 1u) << record;
+    EXPECT_EQ(p[0].last_code, 451) << record;
+  }
+  EXPECT_TRUE(box.retry(m.id));
 }
 
 TEST(Outbox, MarkSentMovesBothFiles) {

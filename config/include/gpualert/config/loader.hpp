@@ -4,6 +4,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpualert/config/settings.hpp"
@@ -24,6 +27,8 @@ class Loader {
   // Reads a `key = value` file. A missing file is fine; a malformed line or an
   // unknown key is recorded as a Problem naming file and line, and skipped.
   void apply_file(const std::filesystem::path& file);
+  // The same, from TEXT (NAME stands for the file in problems).
+  void apply_text(std::string_view text, const std::string& name);
   // GPUALERT_SMTP_URL, GPUALERT_TO, GPUALERT_OUTBOX, ... (see etc/gpualert.conf.example).
   void apply_environment();
   // One setting given on the command line, e.g. ("send_timeout", "5", "--send-timeout").
