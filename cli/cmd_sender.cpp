@@ -37,7 +37,8 @@ int sender_command(const SenderOptions& o) {
     }
     args.insert(args.end(), {"--rate-global", std::to_string(s.rate_global),
                              "--rate-recipient", std::to_string(s.rate_recipient), "--interval",
-                             secs(s.sender_interval)});
+                             secs(s.sender_interval), "--digest-quiet", secs(s.digest_quiet), "--digest-window",
+                             secs(s.digest_window)});
     if (!s.from.empty()) args.insert(args.end(), {"--admin-from", s.from});
     args.push_back(o.once ? "--once" : "--serve");
     std::vector<char*> argv;

@@ -18,7 +18,8 @@ const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
-    "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path"};
+    "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
+    "digest_burst", "digest_window", "digest_quiet", "array_mail"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -107,6 +108,11 @@ void Loader::apply_value(const std::string& key, const std::string& value, const
 
 void Loader::set(const std::string& key, const std::string& value, const std::string& where) {
   auto bad = [&](const std::string& why) { problems_.push_back({where, key + ": " + why}); };
+  auto set_bool = [&](bool& field) {
+    const auto b = parse_bool(value);
+    if (!b) return bad("must be yes or no");
+    field = *b;
+  };
   if (key == "smtp_url") {
     if (!value.empty() && value.rfind("smtp://", 0) != 0 && value.rfind("smtps://", 0) != 0)
       return bad("must start with smtp:// or smtps://, got '" + value + "'");
@@ -162,6 +168,19 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto n = parse_size(value);
     if (!n || *n > 100000) return bad("expected messages per minute (0-100000), got '" + value + "'");
     (key == "rate_global" ? s_.rate_global : s_.rate_recipient) = static_cast<int>(*n);
+  } else if (key == "digest") {
+    set_bool(s_.digest);
+  } else if (key == "digest_burst") {
+    const auto n = parse_size(value);
+    if (!n || *n > 10000) return bad("expected a number of messages (0-10000), got '" + value + "'");
+    s_.digest_burst = static_cast<int>(*n);
+  } else if (key == "digest_window" || key == "digest_quiet") {
+    const auto d = parse_duration(value);
+    if (!d || d->count() < 1000 || d->count() > 86400000) return bad("expected seconds (1-86400), got '" + value + "'");
+    (key == "digest_window" ? s_.digest_window : s_.digest_quiet) = *d;
+  } else if (key == "array_mail") {
+    if (value != "digest" && value != "task") return bad("must be digest or task");
+    s_.array_mail = value;
   } else if (key == "transport") {
     if (value != "smtp" && value != "sendmail" && value != "spool") return bad("must be smtp, sendmail or spool");
     s_.transport = value;
@@ -183,9 +202,7 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     if (!n || *n > 10000) return bad("expected a number of lines (0-10000)");
     s_.tail_lines = static_cast<int>(*n);
   } else if (key == "kernel_events") {
-    const auto b = parse_bool(value);
-    if (!b) return bad("must be yes or no");
-    s_.kernel_events = *b;
+    set_bool(s_.kernel_events);
   } else if (key == "hang_after") {
     const auto d = parse_duration(value);
     if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");

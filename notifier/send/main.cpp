@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> admins;
   long timeout_ms = 15000, interval_s = 30, retry_base_s = 60, retry_max_s = 3600, expire_s = 72 * 3600;
   int rate_global = 0, rate_rcpt = 0;
+  long digest_quiet_s = 60, digest_window_s = 600;
   bool all = false, once = false, serve = false, no_verify = false;
   app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve")->required();
   app.add_option("--smtp", url, "relay URL (smtp:// or smtps://)")->required();
@@ -59,6 +60,10 @@ int main(int argc, char** argv) {
   app.add_option("--rate-recipient", rate_rcpt, "most messages per recipient per minute (0: no limit)")
       ->check(CLI::Range(0, 100000));
   app.add_option("--interval", interval_s, "seconds between passes with --serve")->check(CLI::Range(1L, 3600L));
+  app.add_option("--digest-quiet", digest_quiet_s, "a digest goes once its burst was quiet this long, seconds")
+      ->check(CLI::Range(1L, 86400L));
+  app.add_option("--digest-window", digest_window_s, "... or this long after its first message, seconds")
+      ->check(CLI::Range(1L, 86400L));
   auto* one = app.add_option("--id", id, "send this message");
   auto* every = app.add_flag("--all", all, "send every pending message now, due or not");
   auto* pass = app.add_flag("--once", once, "one pass over every outbox: the messages that are due");
@@ -111,8 +116,11 @@ int main(int argc, char** argv) {
       print_summary(r);
       return r.failed == 0 ? 0 : 1;
     }
-    // The sender: passes over every spool, only what is due.
+    // The sender: passes over every spool, only what is due; the digests first.
     opt.due_only = true;
+    opt.sender = true;
+    opt.digests.quiet = std::chrono::seconds(digest_quiet_s);
+    opt.digests.window = std::chrono::seconds(digest_window_s);
     ::signal(SIGTERM, on_stop);
     ::signal(SIGINT, on_stop);
     int failed = 0;

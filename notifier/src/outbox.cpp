@@ -40,11 +40,20 @@ std::string short_hostname() {
   return out.empty() ? std::string("localhost") : out;
 }
 
+// "YYYYMMDDTHHMMSS.uuuuuuZ" of T: how every id starts.
+std::string id_time(std::chrono::system_clock::time_point t);
+
 // UTC time first (microseconds) so ids sort by creation; host and pid make
 // them unique across processes, the counter within one.
 std::string make_id() {
   static std::atomic<unsigned> counter{0};
-  const auto now = std::chrono::system_clock::now();
+  char tail[32];
+  std::snprintf(tail, sizeof tail, "%06u", counter++ % 1000000);
+  return id_time(std::chrono::system_clock::now()) + "-" + short_hostname() + "-" + std::to_string(::getpid()) + "-" +
+         tail;
+}
+
+std::string id_time(std::chrono::system_clock::time_point now) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(us / 1000000);
   std::tm tm{};
@@ -52,9 +61,7 @@ std::string make_id() {
   char buf[80];
   std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                 tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
-  char tail[32];
-  std::snprintf(tail, sizeof tail, "%06u", counter++ % 1000000);
-  return std::string(buf) + "-" + short_hostname() + "-" + std::to_string(::getpid()) + "-" + tail;
+  return buf;
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) { return s.size() >= suffix.size() && s.ends_with(suffix); }
@@ -118,6 +125,11 @@ void fill_from_meta(StoredMessage& m, const json& j) {
   using std::chrono::seconds;
   m.created = std::chrono::system_clock::time_point(seconds(field<long long>(j, "created_unix", 0)));
   m.next_attempt = std::chrono::system_clock::time_point(seconds(field<long long>(j, "next_attempt_unix", 0)));
+  m.digest_key = field<std::string>(j, "digest_key", "");
+  m.record.clear();
+  if (j.is_object() && j.contains("record") && j["record"].is_object())
+    for (const auto& [k, v] : j["record"].items())
+      if (v.is_string()) m.record[k] = v.get<std::string>();
 }
 
 // M's record, or what is known of it when the file is unreadable.
@@ -155,7 +167,23 @@ StoredMessage Outbox::store(const Message& msg) {
     else if (name == "X-Gpualert-Notice") m.notice = true;
   }
   m.created = std::chrono::system_clock::now();
+  m.record = msg.record;
+  json rec = json::object();
+  for (const auto& [k, v] : msg.record) {
+    // Lines kept (a digest quotes them), every other control character dropped.
+    std::string clean;
+    std::size_t start = 0;
+    while (start <= v.size() && clean.size() < 2000) {
+      const auto nl = v.find('\n', start);
+      clean += one_line(std::string_view(v).substr(start, nl == std::string::npos ? std::string::npos : nl - start), 500);
+      if (nl == std::string::npos) break;
+      clean += '\n';
+      start = nl + 1;
+    }
+    rec[k] = clean;
+  }
   const json j = {{"id", m.id},
+                  {"record", rec},
                   {"job", m.job},
                   {"user", m.user},
                   {"class", m.cls},
@@ -207,13 +235,15 @@ void Outbox::keep_reserve(std::uint64_t bytes) {
 
 namespace {
 
-// The committed messages of DIR (pending/ or failed/), oldest first.
-std::vector<StoredMessage> list_messages(const fs::path& dir) {
+// The committed messages of DIR (pending/ or failed/), oldest first; with FROM, only
+// those whose id (it starts with the time it was made) sorts at or after it.
+std::vector<StoredMessage> list_messages(const fs::path& dir, const std::string& from = "") {
   std::vector<StoredMessage> out;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     // Only a committed .eml counts; "<id>.eml.tmp.<pid>" is a write in progress.
     if (!ends_with(name, ".eml") || name.size() <= 4) continue;
+    if (!from.empty() && name < from) continue;
     StoredMessage m;
     m.id = name.substr(0, name.size() - 4);
     m.eml = e.path();
@@ -292,6 +322,48 @@ void Outbox::mark_failed(StoredMessage& m, const std::string& reason, long code)
   sync_dir(dir_ / "pending");
   m.eml = failed / (m.id + ".eml");
   m.meta = failed / (m.id + ".json");
+}
+
+void Outbox::fold(StoredMessage& m, const std::string& key) {
+  m.digest_key = key;
+  json j = meta_or_minimal(m);
+  j["digest_key"] = key;
+  write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+}
+
+void Outbox::mark_folded_into(const StoredMessage& m, const std::string& digest_id) {
+  const fs::path sent = dir_ / "sent";
+  json j = meta_or_minimal(m);
+  j["folded_into"] = digest_id;
+  j["sent"] = iso8601_utc(std::chrono::system_clock::now());
+  write_file_atomic(sent / (m.id + ".json"), j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+  if (::rename(m.eml.c_str(), (sent / (m.id + ".eml")).c_str()) != 0)
+    fail(errno, "cannot move " + m.eml.string() + " to " + sent.string());
+  ::unlink(m.meta.c_str());
+}
+
+void Outbox::mark_sender_pass() {
+  const fs::path mark = dir_ / "sender.pass";
+  const int fd = ::open(mark.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  ::futimens(fd, nullptr);  // now
+  ::close(fd);
+}
+
+bool Outbox::sender_seen(std::chrono::seconds max_age) const {
+  struct stat st {};
+  if (::lstat((dir_ / "sender.pass").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) < max_age;
+}
+
+std::vector<StoredMessage> Outbox::recent(std::chrono::system_clock::time_point since) const {
+  std::vector<StoredMessage> out;
+  for (const char* sub : {"pending", "sent"}) {
+    std::error_code ec;
+    if (!fs::exists(dir_ / sub, ec)) continue;
+    for (auto& m : list_messages(dir_ / sub, id_time(since))) out.push_back(std::move(m));
+  }
+  return out;
 }
 
 bool Outbox::retry(const std::string& id) {

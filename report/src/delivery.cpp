@@ -1,5 +1,7 @@
 #include "gpualert/report/delivery.hpp"
 
+#include "gpualert/notifier/delivery_log.hpp"
+#include "gpualert/notifier/digest.hpp"
 #include "gpualert/notifier/outbox.hpp"
 #include "gpualert/notifier/retry_policy.hpp"
 #include "gpualert/notifier/send_process.hpp"
@@ -48,6 +50,18 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
         // The quick message is stored and complete: it is the one sent.
       }
     }
+    // One of a burst, or a later task of an array: held for the digest the sender sends.
+    notify::DigestPolicy dp;
+    dp.enabled = s.digest;
+    dp.burst = s.digest_burst;
+    dp.window = std::chrono::duration_cast<std::chrono::seconds>(s.digest_window);
+    dp.array_per_task = s.array_mail == "task";
+    if (const auto key = notify::fold_key(box, stored, dp, std::chrono::system_clock::now())) {
+      box.fold(stored, *key);
+      notify::log_delivery(stored, {"folded", "", "into the digest " + *key, 0});
+      d.folded = true;
+      return d;
+    }
     if (s.transport == "spool" || delivery_url(s).empty()) return d;
     d.attempted = true;
     const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
@@ -68,6 +82,7 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
 
 std::string Delivery::describe(const config::Settings& s) const {
   if (!stored) return "NOT stored: " + error + " (the log and verdict are still in the run directory)";
+  if (folded) return "held for a digest of failures (the sender sends it once the burst is over): " + eml.string();
   if (!attempted && s.transport == "spool")
     return "queued in the spool for the site's sender (gpualert sender): " + eml.string();
   if (!attempted) return "no relay configured; the message is in the local outbox: " + eml.string();

@@ -14,11 +14,15 @@
 namespace gpualert::report {
 namespace {
 
+// "exit 3", "SIGKILL", "could not start".
+std::string status_only(const RunFacts& f) {
+  if (f.exec_failed) return "could not start";
+  if (f.wait_status) return WIFSIGNALED(*f.wait_status) ? signal_name(WTERMSIG(*f.wait_status)) : describe_status(*f.wait_status);
+  return "status unknown";
+}
+
 std::string status_detail(const RunFacts& f) {
-  std::string s;
-  if (f.exec_failed) s = "could not start";
-  else if (f.wait_status) s = WIFSIGNALED(*f.wait_status) ? signal_name(WTERMSIG(*f.wait_status)) : describe_status(*f.wait_status);
-  else s = "status unknown";
+  std::string s = status_only(f);
   if (f.duration.count() > 0 || f.wait_status) s += ", " + human_duration(f.duration);
   return s;
 }
@@ -154,6 +158,16 @@ notify::Message build_message(const classify::Verdict& v, const RunFacts& f, con
                      {"X-Gpualert-Attribution", v.attribution},
                      {"X-Gpualert-Status", status_word(v, f)}};
   if (!f.user.empty()) m.extra_headers.emplace_back("X-Gpualert-User", f.user);
+  // What a digest lists of this run, should it be folded into one.
+  std::string evidence;
+  for (std::size_t i = 0; i < v.shows.size() && i < 3; ++i) evidence += "- " + one_line(v.shows[i], 300) + "\n";
+  if (!v.evidence.empty())
+    evidence += "line " + std::to_string(v.evidence.front().line) + ": " + one_line(v.evidence.front().text, 300) + "\n";
+  if (!v.remedy.empty()) evidence += "What to do: " + one_line(v.remedy, 400) + "\n";
+  m.record = {{"class", v.cls},          {"attribution", v.attribution}, {"status", status_word(v, f)},
+              {"exit", status_only(f)}, {"elapsed", human_duration(f.duration)}, {"node", f.host},
+              {"ended", f.ended.time_since_epoch().count() ? iso8601_utc(f.ended) : ""},
+              {"label", job_label(f.command)}, {"evidence", evidence}};
   return m;
 }
 

@@ -148,3 +148,58 @@ class Sender(GpualertCase):
             first = len(srv.messages())
         self.assertEqual(first, 2, r.stderr.decode())
         self.assertEqual(len(self.pending_ids()), 3, "what was held back must stay pending")
+
+
+class Digests(GpualertCase):
+    """A burst of failures to one recipient: the first ones go at once, the rest are held
+    and go out as one digest once the burst is quiet; nothing is held where no sender runs."""
+
+    def setUp(self):
+        super().setUp()
+        self.env.update({"GPUALERT_DELIVERY_LOG": "stderr", "GPUALERT_TO": "alice@example.org",
+                         "GPUALERT_DIGEST_BURST": "3"})
+
+    def failing_jobs(self, n, url, start=0):
+        results = []
+        for i in range(start, start + n):
+            code = "import sys; print('step 1 loss 2.0'); sys.stderr.write('RuntimeError: boom %d\\n'); sys.exit(3)" % i
+            results.append(self.gpualert(["--quiet", "--smtp", url], ["/usr/bin/python3", "-c", code],
+                                         run_dir=self.run_dir("run%d" % i)))
+        for r in results:
+            self.assertEqual(r.returncode, 3)
+        return results
+
+    def sender(self, url, quiet="60"):
+        return self.gpualert(["sender", "--once", "--smtp", url], env={"GPUALERT_DIGEST_QUIET": quiet})
+
+    def test_a_burst_is_folded_into_one_digest_once_quiet(self):
+        with SmtpServer(self.tmp) as srv:
+            self.assertEqual(self.sender(srv.url).returncode, 0)  # a sender runs here
+            self.failing_jobs(7, srv.url)
+            self.assertEqual(len(srv.messages()), 3, "the first failures of a burst go at once")
+            during = self.sender(srv.url)  # the burst is not quiet yet: nothing assembled
+            self.assertEqual(len(srv.messages()), 3, during.stderr.decode())
+            time.sleep(1.2)
+            after = self.sender(srv.url, quiet="1")
+            got = srv.messages()
+        self.assertEqual(len(got), 4, after.stderr.decode())
+        digest = got[-1]
+        self.assertEqual(digest["X-Gpualert-Digest"], "4")
+        self.assertIn("4 more jobs ended badly", digest["Subject"])
+        body = digest.get_body(("plain",)).get_content()
+        self.assertIn("runtime_error", body)
+        self.assertIn("RuntimeError: boom", body)  # the worst case's evidence
+        rows = [l for l in body.splitlines() if l.startswith("  python3 ")]
+        self.assertEqual(len(rows), 4, body)  # one row per folded job
+        # Nothing lost: every message is in sent/, the folded ones naming their digest.
+        self.assertEqual(glob.glob(os.path.join(self.outbox, "pending", "*.eml")), [])
+        records = [json.load(open(p)) for p in glob.glob(os.path.join(self.outbox, "sent", "*.json"))]
+        self.assertEqual(len(records), 8)
+        self.assertEqual(sum(1 for r in records if r.get("folded_into")), 4)
+
+    def test_without_a_sender_nothing_is_held(self):
+        with SmtpServer(self.tmp) as srv:
+            self.failing_jobs(5, srv.url)
+            got = srv.messages()
+        self.assertEqual(len(got), 5)
+        self.assertEqual(glob.glob(os.path.join(self.outbox, "pending", "*.eml")), [])

@@ -31,6 +31,14 @@ struct Settings {
   std::chrono::milliseconds expire_after{72LL * 3600 * 1000};
   std::vector<std::string> admin_to;
   int rate_global = 0, rate_recipient = 0;
+  // Digests: past digest_burst failures to one recipient within digest_window, or
+  // after the first failing task of an array (array_mail = digest; "task": each on its
+  // own), failures are held and sent together once quiet for digest_quiet. Only
+  // where a sender runs (it sends them).
+  bool digest = true;
+  int digest_burst = 5;
+  std::chrono::milliseconds digest_window{600000}, digest_quiet{60000};
+  std::string array_mail = "digest";
   // The sender: more spools it serves besides the outbox, and its pause between passes.
   std::vector<std::filesystem::path> spools;
   std::chrono::milliseconds sender_interval{30000};

@@ -2,6 +2,7 @@
 // A notification as data: envelope, headers, text body, files to attach.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ struct Message {
   std::string body_text;  // UTF-8; sent quoted-printable
   AttachmentPlan attachments;
   std::vector<std::pair<std::string, std::string>> extra_headers;  // e.g. {"X-Gpualert-Class", "cuda_oom"}
+  // Facts kept in the outbox's record only (never sent): what a digest lists of this
+  // message ("job", "task", "array", "class", "attribution", "status", "exit", "elapsed",
+  // "node", "label", "evidence").
+  std::map<std::string, std::string> record;
 };
 
 }  // namespace gpualert::notify

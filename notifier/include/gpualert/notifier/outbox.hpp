@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct StoredMessage {
   // From the message's X-Gpualert-* headers, for the delivery log and rate limits.
   std::string job, user, cls;
   bool notice = false;  // a notice to the admins: its own failure never makes another
+  std::map<std::string, std::string> record;  // Message::record, as stored
+  // Held for a digest (not sent by itself): the key of the burst or array it belongs to.
+  std::string digest_key;
 };
 
 class Outbox {
@@ -48,6 +52,17 @@ class Outbox {
   void defer(StoredMessage& m, const std::string& error, long code, std::chrono::system_clock::time_point next);
   // Gives the message up: both files move to failed/, the reason recorded with them.
   void mark_failed(StoredMessage& m, const std::string& reason, long code);
+
+  // Holds M for the digest KEY: it stays pending but is no longer sent by itself.
+  void fold(StoredMessage& m, const std::string& key);
+  // M went out inside digest DIGEST_ID: it moves to sent/, the digest named in its record.
+  void mark_folded_into(const StoredMessage& m, const std::string& digest_id);
+  // The sender marks each pass; folding waits for a digest only where a sender is
+  // known to run (a mark younger than MAX_AGE), so no message waits for nobody.
+  void mark_sender_pass();
+  bool sender_seen(std::chrono::seconds max_age) const;
+  // Sent and pending messages stored since SINCE (for burst counting).
+  std::vector<StoredMessage> recent(std::chrono::system_clock::time_point since) const;
 
   // Puts message ID back in the queue, due at once: from failed/ (the cause was
   // fixed) or still pending (try now, not at its backoff time). False: no such message.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpualert/notifier/digest.hpp"
 #include "gpualert/notifier/outbox.hpp"
 #include "gpualert/notifier/rate_limiter.hpp"
 #include "gpualert/notifier/retry_policy.hpp"
@@ -19,6 +20,10 @@ struct FlushOptions {
   RateLimiter* limiter = nullptr;
   std::vector<std::string> admin_to;  // told of every message given up (none: only logged)
   std::string admin_from;
+  // The sender's passes: marked (so jobs know a sender runs and may fold into digests),
+  // and the digests that are due assembled first.
+  bool sender = false;
+  DigestPolicy digests;
 };
 
 // Each message is locked (flock on its .eml) while it is tried, so concurrent

@@ -50,6 +50,7 @@ struct FlushReport {
   int not_due = 0;   // not tried: its next attempt is later (FlushOptions::due_only)
   int limited = 0;   // not tried: over the send rate, left for a later pass
   int gave_up = 0;   // moved to failed/: refused for good, or expired
+  int folded = 0;    // not tried: held for a digest
   SendResult last_failure;  // the most recent failed attempt, with its reply code
 };
 

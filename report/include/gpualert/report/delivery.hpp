@@ -18,6 +18,7 @@ struct Delivery {
   bool attempted = false;     // a relay was configured and tried
   bool sent = false;
   bool refused = false;       // refused for good by the relay: now in the outbox's failed/
+  bool folded = false;        // held for a digest (sent by the sender)
   std::string id;             // the message's id in the outbox
   std::string error;
   // One line for the terminal: where the message is and what happened to it.
