@@ -67,6 +67,12 @@ std::string path_between(const std::string& text, const std::string& key, const 
 void het_fields(const std::string& text, ControllerView& v) {
   const auto name = text.find(" JobName=");
   const std::string head = text.substr(0, name == std::string::npos ? 0 : name);
+  // "JobId=84 ArrayJobId=65 ArrayTaskId=19 JobName=...": the same holds for an array task.
+  const auto arr = sole(head, "ArrayJobId"), task = sole(head, "ArrayTaskId");
+  if (arr && task && digits(arr->value) && digits(task->value)) {
+    v.array_job_id = arr->value;
+    v.array_task_id = task->value;
+  }
   const auto id = sole(head, "HetJobId"), off = sole(head, "HetJobOffset");
   if (!id || !off || !digits(id->value) || !digits(off->value)) return;
   v.het_job_id = static_cast<std::uint32_t>(std::stoul(id->value));
@@ -86,6 +92,9 @@ ControllerView parse_controller_view(const std::string& scontrol_output) {
   v.std_err = path_between(scontrol_output, "StdErr", "StdIn");
   v.std_out = path_between(scontrol_output, "StdOut", "Power");
   het_fields(scontrol_output, v);
+  // The owner's own choice either way, so a forged copy changes only their own mail;
+  // two copies leave it at the default.
+  if (const auto t = sole(scontrol_output, "MailType")) v.array_tasks_mail = t->value.find("ARRAY_TASKS") != std::string::npos;
   return v;
 }
 

@@ -18,6 +18,11 @@ struct ControllerView {
   // A heterogeneous job's leader id and this component's offset (nullopt: not one).
   std::optional<std::uint32_t> het_job_id, het_job_offset;
   std::string het_job_id_set;  // "699-700"
+  // An array task's array and index ("65", "19"): users know the task as 65_19.
+  std::string array_job_id, array_task_id;
+  // --mail-type included ARRAY_TASKS: the owner wants each task's own message (Slurm's
+  // convention); otherwise an array gets its first failure and then one digest.
+  bool array_tasks_mail = false;
 };
 
 // Reads one job record of `scontrol -o show job ID`. The owner writes JobName,

@@ -302,8 +302,17 @@ int main(int argc, char** argv) {
     mi.attach_give_up = std::chrono::steady_clock::now() + std::chrono::seconds(max_wait) / 2;
     report::MessageInputs quick = mi;
     quick.without_attachments = true;
+    // An array task is known as 65_19; its array's later failures fold into one digest.
+    const bool array_task = !ctl.array_job_id.empty();
+    if (ctl.array_tasks_mail) settings.array_mail = "task";
     const auto with_job = [&](notify::Message m) {
       m.extra_headers.push_back({"X-Gpualert-Job", std::to_string(report_job)});
+      m.record["job"] = std::to_string(report_job);
+      if (array_task) {
+        m.extra_headers.push_back({"X-Gpualert-Array", ctl.array_job_id + "_" + ctl.array_task_id});
+        m.record["array"] = ctl.array_job_id;
+        m.record["task"] = ctl.array_job_id + "_" + ctl.array_task_id;
+      }
       return m;
     };
     const report::Delivery d = report::deliver(with_job(report::build_message(v, jf.facts, quick)), settings,

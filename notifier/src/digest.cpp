@@ -62,14 +62,16 @@ std::optional<std::string> fold_key(const Outbox& box, const StoredMessage& m, c
   const std::string array = get(m, "array");
   if (!array.empty() && !p.array_per_task) {
     // The first failing task goes at once; every later one joins the array's digest.
+    // Only messages stored before M count (ids sort by time): of tasks ending together,
+    // the earliest still goes out at once.
     for (const auto& o : box.recent(now - std::chrono::hours(24)))
-      if (o.id != m.id && get(o, "array") == array && first_recipient(o) == rcpt && is_failure(o))
+      if (o.id < m.id && get(o, "array") == array && first_recipient(o) == rcpt && is_failure(o))
         return "array:" + array + ":" + rcpt;
     return std::nullopt;
   }
   int earlier = 0;
   for (const auto& o : box.recent(now - p.window))
-    if (o.id != m.id && first_recipient(o) == rcpt && is_failure(o)) ++earlier;
+    if (o.id < m.id && first_recipient(o) == rcpt && is_failure(o)) ++earlier;
   if (earlier >= p.burst) return "burst:" + rcpt;
   return std::nullopt;
 }

@@ -93,3 +93,21 @@ TEST(ControllerView, ReadsHetJobFieldsOnlyBeforeTheOwnersText) {
   const auto forged = parse_controller_view(record("x HetJobId=1 HetJobOffset=0"));
   EXPECT_EQ(forged.het_job_id, std::nullopt);
 }
+
+TEST(ControllerView, AnArrayTaskIsKnownByItsArrayAndIndexNotByANameThatMimicsThem) {
+  std::string r = record("train");
+  r.replace(0, std::string("JobId=57 ").size(), "JobId=84 ArrayJobId=65 ArrayTaskId=19 ");
+  const auto v = parse_controller_view(r);
+  EXPECT_EQ(v.array_job_id, "65");
+  EXPECT_EQ(v.array_task_id, "19");
+  // The owner's name cannot make a plain job an array task.
+  const auto forged = parse_controller_view(record("x ArrayJobId=1 ArrayTaskId=2"));
+  EXPECT_EQ(forged.array_job_id, "");
+  EXPECT_EQ(forged.array_task_id, "");
+}
+
+TEST(ControllerView, ArrayTasksMailFollowsTheOwnersMailType) {
+  EXPECT_FALSE(parse_controller_view(record("train")).array_tasks_mail);
+  EXPECT_TRUE(parse_controller_view(record("train", 0, "/bin/true", " MailUser=a@b MailType=FAIL,ARRAY_TASKS"))
+                  .array_tasks_mail);
+}

@@ -7,6 +7,8 @@ user unable to reach another's logs or mail: a reused job id, file modes,
 recipients, forged job names, a flood of output and a sparse log.
 """
 import collections
+import email
+import email.policy
 import os
 import pwd
 import shutil
@@ -16,8 +18,8 @@ import tempfile
 import time
 import unittest
 
-from test_plugin_e2e import (PYTHON, SPOOL, USER, as_user, job_id, job_script, messages_for, sacct, setUpModule, sh,
-                             state, tearDownModule)
+from test_plugin_e2e import (HELPER, PYTHON, SPOOL, USER, as_user, job_id, job_script, messages_for, sacct,
+                             setUpModule, sh, state, tearDownModule)
 
 OTHER = "bob"
 # Runs of each ending with and without the plugin (the closing note's figures used 30).
@@ -111,6 +113,54 @@ class FlagWhereUsersPutIt(unittest.TestCase):
             msgs = messages_for(jid)
             self.assertEqual(len(msgs), 1, "array task %d: %d messages" % (jid, len(msgs)))
             self.assertIn("FAILED", msgs[0]["Subject"])
+
+    def test_zz_a_failing_array_gets_its_first_failure_then_one_digest(self):
+        # Runs last in this class (zz): from here on a sender serves the spool.
+        n = int(os.environ.get("GPUALERT_ARRAY_TASKS", "12"))
+        sender = [os.path.join(os.path.dirname(HELPER), "gpualert"), "sender", "--once", "--config", state["conf"],
+                  "--outbox", os.path.join(SPOOL, "outbox")]
+        env = dict(os.environ, GPUALERT_SYSTEM_CONFIG="/nonexistent", GPUALERT_DIGEST_QUIET="2",
+                   GPUALERT_DELIVERY_LOG="stderr")
+        sh(sender, env=env)  # a sender runs here: the helpers may hold failures for a digest
+        # Later tests expect each job's own message: no sender serves the spool after this one.
+        self.addCleanup(lambda: os.path.exists(mark) and os.unlink(mark))
+        mark = os.path.join(SPOOL, "outbox", "sender.pass")
+        before = set(os.listdir(state["maildir"]))
+        array = job_id(as_user("sbatch --parsable --array=1-%d --gpualert=alice@example.org "
+                               "--wrap 'echo task $SLURM_ARRAY_TASK_ID; exit 3'" % n, check=True).stdout.decode())
+        raw = []
+        for _ in range(600):
+            out = sh(["sacct", "-j", str(array), "-X", "-n", "-P", "-o", "JobIDRaw,State"]).stdout.decode().split()
+            if len(out) == n and all(l.split("|")[1] == "FAILED" for l in out):
+                raw = [int(l.split("|")[0]) for l in out]
+                break
+            time.sleep(1)
+        self.assertEqual(len(raw), n, "the array's tasks never all failed")
+        # Every task's helper has stored its message (sent at once, or held).
+        def stored():
+            return sum(1 for sub in ("pending", "sent") for f in os.listdir(os.path.join(SPOOL, "outbox", sub))
+                       if f.endswith(".json") and '"array": "%d"' % array in open(os.path.join(SPOOL, "outbox", sub, f)).read())
+        for _ in range(300):
+            if stored() >= n:
+                break
+            time.sleep(1)
+        self.assertEqual(stored(), n)
+        time.sleep(3)  # the burst is quiet
+        r = sh(sender, env=env)
+        new = [m for m in (email.message_from_bytes(open(os.path.join(state["maildir"], f), "rb").read(),
+                                                     policy=email.policy.default)
+                           for f in sorted(set(os.listdir(state["maildir"])) - before) if f.endswith(".eml"))
+               if m["X-Gpualert-Array"] and m["X-Gpualert-Array"].split("_")[0] == str(array)]
+        digests = [m for m in new if m["X-Gpualert-Digest"]]
+        singles = [m for m in new if not m["X-Gpualert-Digest"]]
+        self.assertEqual(len(singles), 1, "the array's first failure goes at once: %s" % r.stderr.decode()[-2000:])
+        self.assertEqual(len(digests), 1, [m["Subject"] for m in new])
+        self.assertEqual(digests[0]["X-Gpualert-Digest"], str(n - 1))
+        body = digests[0].get_body(("plain",)).get_content()
+        listed = {int(w.split("_")[1]) for w in body.split() if w.startswith("%d_" % array)}
+        first = int(singles[0]["X-Gpualert-Array"].split("_")[1])
+        self.assertEqual(listed | {first}, set(range(1, n + 1)), body)
+        self.assertIn("array %d: %d more tasks ended badly" % (array, n - 1), digests[0]["Subject"])
 
     def test_a_job_that_did_not_ask_gets_nothing(self):
         jid = job_id(as_user("sbatch --parsable --wrap 'srun true; exit 4'", check=True).stdout.decode())

@@ -138,6 +138,7 @@ def setUpModule():
     shutil.copy2(os.path.join(os.path.dirname(HELPER), "gpualert-send"), inst + "/bin/gpualert-send")
     plug = "optional %s/lib/gpualert.so spool=%s conf=%s helper=%s/bin/gpualert-epilog" % (inst, SPOOL, conf, inst)
     state["plug"] = plug
+    state["conf"] = conf
     env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=plug, NODES="1")
     t0 = time.time()
     up = sh([os.path.join(HERE, "cluster_up.sh")], env=env, timeout=600, check=False)
