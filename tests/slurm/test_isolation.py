@@ -137,9 +137,13 @@ class FlagWhereUsersPutIt(unittest.TestCase):
             time.sleep(1)
         self.assertEqual(len(raw), n, "the array's tasks never all failed")
         # Every task's helper has stored its message (sent at once, or held).
+        def read(path, mode="r"):
+            with open(path, mode) as fh:
+                return fh.read()
+
         def stored():
             return sum(1 for sub in ("pending", "sent") for f in os.listdir(os.path.join(SPOOL, "outbox", sub))
-                       if f.endswith(".json") and '"array": "%d"' % array in open(os.path.join(SPOOL, "outbox", sub, f)).read())
+                       if f.endswith(".json") and '"array": "%d"' % array in read(os.path.join(SPOOL, "outbox", sub, f)))
         for _ in range(300):
             if stored() >= n:
                 break
@@ -147,7 +151,7 @@ class FlagWhereUsersPutIt(unittest.TestCase):
         self.assertEqual(stored(), n)
         time.sleep(3)  # the burst is quiet
         r = sh(sender, env=env)
-        new = [m for m in (email.message_from_bytes(open(os.path.join(state["maildir"], f), "rb").read(),
+        new = [m for m in (email.message_from_bytes(read(os.path.join(state["maildir"], f), "rb"),
                                                      policy=email.policy.default)
                            for f in sorted(set(os.listdir(state["maildir"])) - before) if f.endswith(".eml"))
                if m["X-Gpualert-Array"] and m["X-Gpualert-Array"].split("_")[0] == str(array)]
