@@ -1,15 +1,19 @@
 // Hyperscan behind a small interface, with a content-keyed database cache.
 #include "fast_matcher.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <hs/hs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <string>
 
 namespace gpualert::classify::detail {
@@ -67,6 +71,33 @@ int open_cache_dir(const std::string& dir, bool create) {
 }
 
 std::string file_name(const std::string& key) { return "rules-" + key + ".hsdb"; }
+
+// Each rule set's database stays until kKeepDatabases newer ones exist (a site that
+// edits its rules, or a user with many --rules files, would otherwise fill the cache);
+// temporary files of a writer killed more than ten minutes ago go too.
+constexpr std::size_t kKeepDatabases = 8;
+void prune_cache(int dfd, const std::string& keep) {
+  const int dup = ::fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
+  if (!d) {
+    if (dup >= 0) ::close(dup);
+    return;
+  }
+  std::vector<std::pair<std::time_t, std::string>> dbs;
+  const std::time_t now = std::time(nullptr);
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    struct stat st {};
+    if (::fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (name.rfind(".tmp-", 0) == 0 && now - st.st_mtime > 600) ::unlinkat(dfd, name.c_str(), 0);
+    if (name.rfind("rules-", 0) == 0 && name.size() > 11 && name.ends_with(".hsdb") && name != keep)
+      dbs.emplace_back(st.st_mtime, name);
+  }
+  ::closedir(d);
+  if (dbs.size() + 1 <= kKeepDatabases) return;
+  std::sort(dbs.begin(), dbs.end(), std::greater<>());
+  for (std::size_t i = kKeepDatabases - 1; i < dbs.size(); ++i) ::unlinkat(dfd, dbs[i].second.c_str(), 0);
+}
 
 bool read_all(int fd, std::string& out) {
   char buf[65536];
@@ -278,6 +309,7 @@ std::unique_ptr<FastMatcher> FastMatcher::build(const std::vector<PatternSpec>& 
       }
       std::free(bytes);
     }
+    prune_cache(dfd, file_name(key));
     ::close(dfd);
   }
   return m;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,25 @@ TEST_F(MatcherCache, WrittenPrivateAndReused) {
   build_and_use();  // loaded, not compiled and written again
   EXPECT_EQ(fs::last_write_time(f[0]), written);
   EXPECT_EQ(files().size(), 1u);
+}
+
+// Databases of rule sets no longer in use do not pile up: the newest few stay.
+TEST_F(MatcherCache, OldDatabasesAreRemovedWhenANewOneIsWritten) {
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
+  for (int i = 0; i < 12; ++i) {
+    const fs::path old = dir_ / ("rules-old" + std::to_string(i) + ".hsdb");
+    std::ofstream(old) << "stale";
+    fs::last_write_time(old, fs::file_time_type::clock::now() - std::chrono::hours(24 + i));
+  }
+  std::ofstream(dir_ / "unrelated.txt") << "kept";
+  build_and_use();
+  std::size_t dbs = 0;
+  for (const auto& f : files()) dbs += f.extension() == ".hsdb";
+  EXPECT_EQ(dbs, 8u);  // the new one and the seven newest old ones
+  EXPECT_TRUE(fs::exists(dir_ / "rules-old0.hsdb"));
+  EXPECT_FALSE(fs::exists(dir_ / "rules-old11.hsdb"));
+  EXPECT_TRUE(fs::exists(dir_ / "unrelated.txt"));
 }
 
 TEST_F(MatcherCache, ACorruptFileIsCompiledAgain) {
