@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "gpualert/common/durable_file.hpp"
+#include "gpualert/common/fallback_dir.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/notifier/outbox.hpp"
@@ -47,6 +48,16 @@ int outbox_command(const OutboxOptions& o) {
       for (const auto& m : failed) list_one(m, "failed");
       std::cout << pending.size() << " message(s) pending, " << failed.size() << " failed, in "
                 << box.dir().string() << "\n";
+      // What could not be stored in the configured outbox went to the private fallback.
+      std::error_code ec;
+      const auto fallback = fallback_dir_path() / "outbox";
+      if (fallback != box.dir() && std::filesystem::is_directory(fallback / "pending", ec)) {
+        const notify::Outbox fb(fallback);
+        const auto fp = fb.pending();
+        for (const auto& m : fp) list_one(m, "pending");
+        std::cout << fp.size() << " more pending in the fallback outbox " << fallback.string()
+                  << " (the sender serves it too)\n";
+      }
       return 0;
     }
     if (o.action == "show" || o.action == "retry") {

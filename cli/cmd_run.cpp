@@ -11,6 +11,7 @@
 #include "gpualert/config/defaults.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/runner/exit_mirror.hpp"
+#include "gpualert/runner/log_rescue.hpp"
 #include "gpualert/runner/run_dir.hpp"
 #include "gpualert/runner/wrapped_run.hpp"
 #include "post_run.hpp"
@@ -107,6 +108,13 @@ void run_command(const RunOptions& o) {
     log_error = log->error();
     if (!log_error.empty()) facts.problems.push_back("the log is incomplete: " + log_error);
     if (!log->note().empty()) facts.problems.push_back(log->note());
+    if (rd) {
+      const std::string rescued = runner::restore_removed_log(*rd, *log);
+      if (!rescued.empty()) {
+        warn(rescued);
+        facts.problems.push_back(rescued);
+      }
+    }
     log.reset();
   }
 

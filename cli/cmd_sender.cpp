@@ -5,9 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
+#include "gpualert/common/fallback_dir.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/notifier/outbox.hpp"
 #include "gpualert/notifier/send_process.hpp"
@@ -29,12 +31,15 @@ int sender_command(const SenderOptions& o) {
     return 2;
   }
   try {
-    const notify::Outbox box(s.outbox);
-    std::vector<std::string> args = notify::send_arguments(report::smtp_config(s), box);
-    for (const auto& spool : s.spools) {
-      const notify::Outbox other(spool);  // creates its pending/, sent/, failed/ when missing
-      args.insert(args.end(), {"--outbox", other.dir().string()});
-    }
+    // Not made here: an outbox that cannot be used (read-only, removed) is reported by
+    // gpualert-send at each pass while the others are served.
+    std::vector<std::string> args = notify::send_arguments(report::smtp_config(s), s.outbox);
+    // What jobs of this user could not store in the configured outbox waits in the fallback.
+    std::error_code ec;
+    const auto fallback = fallback_dir_path() / "outbox";
+    if (std::filesystem::is_directory(fallback / "pending", ec) && fallback != s.outbox)
+      args.insert(args.end(), {"--outbox", private_fallback_dir().string() + "/outbox"});
+    for (const auto& spool : s.spools) args.insert(args.end(), {"--outbox", spool.string()});
     args.insert(args.end(), {"--rate-global", std::to_string(s.rate_global),
                              "--rate-recipient", std::to_string(s.rate_recipient), "--interval",
                              secs(s.sender_interval), "--digest-quiet", secs(s.digest_quiet), "--digest-window",

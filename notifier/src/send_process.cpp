@@ -23,7 +23,11 @@ fs::path send_program() {
 }
 
 std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box) {
-  std::vector<std::string> a = {send_program().string(), "--outbox", box.dir().string(), "--smtp", cfg.url,
+  return send_arguments(cfg, box.dir());
+}
+
+std::vector<std::string> send_arguments(const SmtpConfig& cfg, const std::filesystem::path& outbox_dir) {
+  std::vector<std::string> a = {send_program().string(), "--outbox", outbox_dir.string(), "--smtp", cfg.url,
                                 "--timeout-ms", std::to_string(cfg.timeout.count()), "--tls",
                                 cfg.tls == TlsMode::Required ? "required" : cfg.tls == TlsMode::Off ? "off" : "auto"};
   if (!cfg.user.empty()) a.insert(a.end(), {"--user", cfg.user});

@@ -1,5 +1,6 @@
 #include "gpualert/report/delivery.hpp"
 
+#include "gpualert/common/fallback_dir.hpp"
 #include "gpualert/notifier/delivery_log.hpp"
 #include "gpualert/notifier/digest.hpp"
 #include "gpualert/notifier/outbox.hpp"
@@ -36,10 +37,21 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
                  const std::function<std::optional<notify::Message>()>& fuller) {
   Delivery d;
   try {
-    notify::Outbox box(s.outbox);
-    box.keep_reserve(s.outbox_reserve);
-    notify::StoredMessage stored = box.store(msg);
-    box.keep_reserve(s.outbox_reserve);  // restored after use, when there is room again
+    std::optional<notify::Outbox> where;
+    notify::StoredMessage stored;
+    try {
+      where.emplace(s.outbox);
+      where->keep_reserve(s.outbox_reserve);
+      stored = where->store(msg);
+      where->keep_reserve(s.outbox_reserve);  // restored after use, when there is room again
+    } catch (const std::exception& e) {
+      // The configured outbox cannot take it (read-only, removed, full past its reserve):
+      // the user's private fallback can; the sender and `gpualert outbox` look there too.
+      where.emplace(private_fallback_dir() / "outbox");
+      stored = where->store(msg);
+      d.fallback_reason = e.what();
+    }
+    notify::Outbox& box = *where;
     d.stored = true;
     d.eml = stored.eml;
     d.id = stored.id;
@@ -68,11 +80,11 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
     // gpualert-send has already moved the message to sent/ or recorded the failure.
     if (r.ok) {
       d.sent = true;
-      d.eml = s.outbox / "sent" / stored.eml.filename();
+      d.eml = box.dir() / "sent" / stored.eml.filename();
     } else {
       d.error = r.error;
       d.refused = notify::permanent_failure(r);
-      if (d.refused) d.eml = s.outbox / "failed" / stored.eml.filename();
+      if (d.refused) d.eml = box.dir() / "failed" / stored.eml.filename();
     }
   } catch (const std::exception& e) {
     d.error = e.what();
@@ -83,6 +95,10 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
 std::string Delivery::describe(const config::Settings& s) const {
   if (!stored) return "NOT stored: " + error + " (the log and verdict are still in the run directory)";
   if (folded) return "held for a digest of failures (the sender sends it once the burst is over): " + eml.string();
+  const std::string fb =
+      fallback_reason.empty() ? "" : " (in the fallback outbox: the configured one could not take it: " +
+                                         fallback_reason + ")";
+  if (!fb.empty() && !attempted) return "stored" + fb + ": " + eml.string();
   if (!attempted && s.transport == "spool")
     return "queued in the spool for the site's sender (gpualert sender): " + eml.string();
   if (!attempted) return "no relay configured; the message is in the local outbox: " + eml.string();
@@ -94,7 +110,7 @@ std::string Delivery::describe(const config::Settings& s) const {
   if (refused)
     return "NOT sent: refused by the relay (" + error + "); kept in " + eml.string() + "; after fixing the cause: " +
            "`gpualert outbox retry " + id + "`";
-  return "NOT sent (" + error + "); kept in the outbox: " + eml.string() +
+  return "NOT sent (" + error + "); kept in the outbox" + fb + ": " + eml.string() +
          "; the sender retries it, or `gpualert outbox flush` now";
 }
 

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "gpualert/common/durable_file.hpp"
+#include "gpualert/common/fallback_dir.hpp"
 
 namespace gpualert::runner {
 namespace fs = std::filesystem;
@@ -115,15 +116,8 @@ std::optional<RunDir> prepare_run_dir(const std::optional<fs::path>& explicit_di
     }
   }
   // Fallback: a private directory under TMPDIR, so the log still exists.
-  const char* tmp = std::getenv("TMPDIR");
-  const fs::path base = fs::path(tmp && *tmp == '/' ? tmp : "/tmp") / ("gpualert-" + std::to_string(::getuid()));
   try {
-    make_dirs(base, 0700);
-    struct stat st {};
-    // Refuse a directory someone else planted for us.
-    if (::lstat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077))
-      throw std::runtime_error(base.string() + " is not a private directory of this user");
-    RunDir r = open_in(fresh_dir(base / "runs"), durable_now);
+    RunDir r = open_in(fresh_dir(private_fallback_dir() / "runs"), durable_now);
     r.warnings.push_back("the log went to the fallback directory " + r.dir.string());
     return r;
   } catch (const std::exception& e) {

@@ -27,10 +27,12 @@ Flags:
                    chosen by --hang-at (default: mail = MAIL FROM).
        tempfail    answers 451 at the stage chosen by --fail-at.
        reject      answers 550 at the stage chosen by --fail-at.
+       shutdown    answers 421 (closing the channel) at the stage chosen by --fail-at.
   --maildir DIR      where mode ok stores messages (created if missing).
   --fail-at STAGE    rcpt or data (default: data = after the whole message).
   --reject-rcpt ADDR answer 550 (user unknown) to RCPT TO:<ADDR>, in any mode;
                      repeatable. The other recipients are handled as the mode says.
+  --reject-rcpt-prefix P  the same for every address starting with P.
   --hang-at STAGE    mail, rcpt or data (default: mail) for greet-hang.
   --starttls         offer STARTTLS and require it before MAIL/AUTH. A
                      self-signed certificate for "localhost" and 127.0.0.1 is
@@ -64,6 +66,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 FAIL_REPLIES = {
     "tempfail": "451 4.3.0 Temporary failure, please try again later",
     "reject": "550 5.7.1 Message rejected by test server",
+    "shutdown": "421 4.3.2 Service shutting down, closing transmission channel",
 }
 
 
@@ -110,7 +113,7 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self.args.mode == "greet-hang" and self.args.hang_at == "rcpt":
             await forever()
-        if address in self.args.reject_rcpt:
+        if address in self.args.reject_rcpt or any(address.startswith(p) for p in self.args.reject_rcpt_prefix):
             return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
         if self.args.mode in FAIL_REPLIES and self.args.fail_at == "rcpt":
             return FAIL_REPLIES[self.args.mode]
@@ -216,11 +219,13 @@ async def main(args):
 def parse_args():
     p = argparse.ArgumentParser(description="SMTP server for gpualert tests")
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--mode", choices=["ok", "hang", "greet-hang", "tempfail", "reject"], default="ok")
+    p.add_argument("--mode", choices=["ok", "hang", "greet-hang", "tempfail", "reject", "shutdown"], default="ok")
     p.add_argument("--maildir")
     p.add_argument("--fail-at", choices=["rcpt", "data"], default="data")
     p.add_argument("--reject-rcpt", action="append", default=[],
                    help="answer 550 to RCPT TO this address (any mode; repeatable)")
+    p.add_argument("--reject-rcpt-prefix", action="append", default=[],
+                   help="answer 550 to RCPT TO any address starting with this (repeatable)")
     p.add_argument("--hang-at", choices=["mail", "rcpt", "data"], default="mail")
     p.add_argument("--starttls", action="store_true")
     p.add_argument("--smtps", action="store_true")

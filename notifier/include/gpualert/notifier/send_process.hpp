@@ -22,5 +22,6 @@ FlushReport flush_stored(const SmtpConfig& cfg, const Outbox& box);
 
 // The command line that hands CFG to gpualert-send (never the password itself).
 std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box);
+std::vector<std::string> send_arguments(const SmtpConfig& cfg, const std::filesystem::path& outbox_dir);
 
 }  // namespace gpualert::notify

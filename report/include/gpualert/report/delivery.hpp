@@ -19,6 +19,7 @@ struct Delivery {
   bool sent = false;
   bool refused = false;       // refused for good by the relay: now in the outbox's failed/
   bool folded = false;        // held for a digest (sent by the sender)
+  std::string fallback_reason;  // set when the message went to the private fallback outbox, and why
   std::string id;             // the message's id in the outbox
   std::string error;
   // One line for the terminal: where the message is and what happened to it.

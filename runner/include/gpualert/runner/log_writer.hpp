@@ -27,6 +27,7 @@ class LogWriter {
   void account(StreamTag tag, std::uint64_t n);
   // The log's descriptor (-1 when there is none), and a failure the caller met writing it.
   int fd() const { return log_fd_; }
+  int streams_fd() const { return streams_fd_; }
   void fail(const std::string& why) {
     if (error_.empty()) error_ = why;
   }
