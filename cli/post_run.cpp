@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <csignal>
 #include <iostream>
 
@@ -104,13 +106,27 @@ int post_run(const PostRunInput& in) {
     const bool small = arts.files.empty() && facts.log_bytes < kStoreOnceBytes;
     report::MessageInputs quick = mi;
     quick.without_attachments = true;
+    // Inside a Slurm job (`gpualert run` in a batch script): the job's id goes with the
+    // message, so `journalctl GPUALERT_JOB_ID=N` finds what became of it.
+    const char* slurm_job = std::getenv("SLURM_JOB_ID");
+    const std::string job = slurm_job && *slurm_job && std::strlen(slurm_job) < 12 &&
+                                    std::strspn(slurm_job, "0123456789") == std::strlen(slurm_job)
+                                ? slurm_job
+                                : "";
+    const auto build = [&](const report::MessageInputs& inputs) {
+      notify::Message m = report::build_message(v, facts, inputs);
+      if (!job.empty()) {
+        m.extra_headers.emplace_back("X-Gpualert-Job", job);
+        m.record["job"] = job;
+      }
+      return m;
+    };
     const report::Delivery d =
-        small ? report::deliver(report::build_message(v, facts, mi), in.settings, nullptr)
-              : report::deliver(report::build_message(v, facts, quick), in.settings,
-                                [&]() -> std::optional<notify::Message> {
-                                  if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
-                                  return report::build_message(v, facts, mi);
-                                });
+        small ? report::deliver(build(mi), in.settings, nullptr)
+              : report::deliver(build(quick), in.settings, [&]() -> std::optional<notify::Message> {
+                  if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
+                  return build(mi);
+                });
     if (!in.quiet) std::cerr << report::summary(v, facts, d.describe(in.settings)) << std::flush;
     return d.stored ? 0 : 1;
   } catch (const std::exception& e) {
