@@ -28,7 +28,10 @@ void list_one(const notify::StoredMessage& m, const char* state) {
   for (const auto& a : m.envelope.to) to += (to.empty() ? "" : ",") + a;
   std::cout << m.id << "  " << state << "  to=" << to << (m.job.empty() ? "" : "  job=" + m.job)
             << "  attempts=" << m.attempts;
-  if (std::string(state) == "pending") std::cout << "  next=" << when(m.next_attempt);
+  // A folded message is not sent by itself: it waits for its digest, which the sender
+  // assembles once the burst or array has been quiet for a while.
+  if (std::string(state) == "pending")
+    std::cout << (m.digest_key.empty() ? "  next=" + when(m.next_attempt) : "  held for digest " + m.digest_key);
   if (!m.last_error.empty()) std::cout << "  last error: " << m.last_error;
   std::cout << "\n  " << m.eml.string() << "\n";
 }

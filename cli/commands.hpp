@@ -52,6 +52,14 @@ struct SenderOptions {
 };
 int sender_command(const SenderOptions& o);
 
+struct ConfigCheckOptions {
+  bool json = false;
+  bool no_relay = false;
+  std::optional<std::filesystem::path> config_file;
+  std::optional<std::filesystem::path> plugstack;
+};
+int config_check_command(const ConfigCheckOptions& o);
+
 struct LogOptions {
   std::string stream = "all";  // out | err | gpualert | all
   std::filesystem::path run;   // run directory or its output.log

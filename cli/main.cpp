@@ -58,6 +58,18 @@ int main(int argc, char** argv) {
   sd->add_option("--config", so_config, "config file");
   add_setting_flags(sd, so.flags);
 
+  ConfigCheckOptions cc;
+  std::string cc_config, cc_plugstack;
+  auto* cf = app.add_subcommand("config", "check the configuration a job would use");
+  auto* ck = cf->add_subcommand("check", "read every layer a job reads, compile the rules, greet the relay (nothing "
+                                         "is sent), check the Slurm plugin's line and spool; exit 1 if anything "
+                                         "fails");
+  cf->require_subcommand(1);
+  ck->add_flag("--json", cc.json, "one JSON document (for config management)");
+  ck->add_flag("--no-relay", cc.no_relay, "do not contact the relay");
+  ck->add_option("--config", cc_config, "this file instead of the user's");
+  ck->add_option("--plugstack", cc_plugstack, "plugstack.conf to read (default /etc/slurm/plugstack.conf)");
+
   LogOptions lg;
   auto* l = app.add_subcommand("log", "print a run's captured output, optionally one stream only");
   l->add_option("run", lg.run, "run directory (or its output.log)")->required();
@@ -93,6 +105,11 @@ int main(int argc, char** argv) {
   if (sd->parsed()) {
     if (!so_config.empty()) so.config_file = so_config;
     return sender_command(so);
+  }
+  if (ck->parsed()) {
+    if (!cc_config.empty()) cc.config_file = cc_config;
+    if (!cc_plugstack.empty()) cc.plugstack = cc_plugstack;
+    return config_check_command(cc);
   }
   if (l->parsed()) return log_command(lg);
   return 2;

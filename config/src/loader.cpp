@@ -2,6 +2,7 @@
 // layer below stays in force: a bad config never stops the job.
 #include "gpualert/config/loader.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -214,9 +215,19 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
   }
 }
 
+void Loader::apply_site_file(const std::filesystem::path& file) {
+  apply_file(file);
+  std::error_code ec;
+  std::vector<std::filesystem::path> rules;
+  for (const auto& e : std::filesystem::directory_iterator(file.parent_path() / "rules.d", ec))
+    if (e.path().extension() == ".json" && e.is_regular_file(ec)) rules.push_back(e.path());
+  std::sort(rules.begin(), rules.end());
+  for (auto& r : rules) s_.rule_files.push_back(std::move(r));
+}
+
 Loader load_layers(const std::optional<std::filesystem::path>& config_file) {
   Loader l;
-  l.apply_file(system_config_path());
+  l.apply_site_file(system_config_path());
   l.apply_file(config_file ? *config_file : user_config_path());
   l.apply_environment();
   return l;

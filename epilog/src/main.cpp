@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     for (const auto& d : component_dirs) more_dirs.push_back(&d);
     config::Loader loader;
     loader.apply_value("outbox", (std::filesystem::path(spool_path) / "outbox").string(), "default");
-    if (!conf.empty()) loader.apply_file(conf);
+    if (!conf.empty()) loader.apply_site_file(conf);
     // The spool is shared by every job on the node: keep room for one whole message.
     const std::uint64_t reserve = loader.settings().outbox_reserve ? loader.settings().outbox_reserve
                                                                    : loader.settings().attach_budget + (2ULL << 20);

@@ -5,16 +5,20 @@
 //   --once  : one pass over every --outbox, only messages that are due (the sender
 //             for a timer or cron); the same summary per outbox
 //   --serve : passes every --interval seconds until SIGTERM (the sender service)
+//   --probe : no outbox, nothing sent: greets the relay as a send would (EHLO,
+//             STARTTLS, AUTH), says NOOP, and prints one JSON line of what it saw
 #include <CLI/CLI.hpp>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "gpualert/notifier/outbox.hpp"
 #include "gpualert/notifier/outbox_flush.hpp"
+#include "gpualert/notifier/relay_probe.hpp"
 #include "gpualert/notifier/smtp_sender.hpp"
 
 using namespace gpualert::notify;
@@ -41,7 +45,7 @@ int main(int argc, char** argv) {
   int rate_global = 0, rate_rcpt = 0;
   long digest_quiet_s = 60, digest_window_s = 600;
   bool all = false, once = false, serve = false, no_verify = false;
-  app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve")->required();
+  app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve");
   app.add_option("--smtp", url, "relay URL (smtp:// or smtps://)")->required();
   app.add_option("--tls", tls, "auto | required | off")->check(CLI::IsMember({"auto", "required", "off"}));
   app.add_option("--user", user, "AUTH user");
@@ -68,12 +72,19 @@ int main(int argc, char** argv) {
   auto* every = app.add_flag("--all", all, "send every pending message now, due or not");
   auto* pass = app.add_flag("--once", once, "one pass over every outbox: the messages that are due");
   auto* loop = app.add_flag("--serve", serve, "a pass every --interval seconds until SIGTERM");
+  bool probe = false;
+  auto* check = app.add_flag("--probe", probe, "check that the relay answers (EHLO, STARTTLS, AUTH); send nothing");
+  check->excludes(one, every, pass, loop);
   one->excludes(every, pass, loop);
   every->excludes(pass, loop);
   pass->excludes(loop);
   CLI11_PARSE(app, argc, argv);
-  if (id.empty() && !all && !once && !serve) {
-    std::cerr << "gpualert-send: give --id ID, --all, --once or --serve\n";
+  if (id.empty() && !all && !once && !serve && !probe) {
+    std::cerr << "gpualert-send: give --id ID, --all, --once, --serve or --probe\n";
+    return 2;
+  }
+  if (!probe && outboxes.empty()) {
+    std::cerr << "gpualert-send: --outbox is required\n";
     return 2;
   }
   if ((!id.empty() || all) && outboxes.size() != 1) {
@@ -89,6 +100,14 @@ int main(int argc, char** argv) {
   cfg.verify_peer = !no_verify;
   cfg.timeout = std::chrono::milliseconds(timeout_ms);
   cfg.admin_to = admins;
+  if (probe) {
+    const RelayProbe p = probe_relay(cfg);
+    nlohmann::json j = {{"ok", p.ok},         {"code", p.code}, {"error", p.error},
+                        {"greeting", p.greeting}, {"capabilities", p.capabilities},
+                        {"tls", p.tls},       {"auth", p.auth}};
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return p.ok ? 0 : 1;
+  }
   FlushOptions opt;
   opt.only_id = id;
   opt.admin_to = admins;

@@ -15,6 +15,7 @@
 #include "gpualert/common/text.hpp"
 #include "gpualert/notifier/address.hpp"
 #include "gpualert/notifier/password_file.hpp"
+#include "relay_handle.hpp"
 #include "sendmail_sender.hpp"
 #include "socket_watchdog.hpp"
 #include "gpualert/common/unique_fd.hpp"
@@ -22,27 +23,8 @@
 namespace gpualert::notify {
 namespace {
 
-// curl_global_init is not thread-safe on every build; a function-local static
-// runs it exactly once, whichever thread comes first.
-CURLcode global_init() {
-  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-  return rc;
-}
-
-struct CurlDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-// Wipes the password copy when the send is over, whichever way it ends.
-struct Secret {
-  std::string value;
-  ~Secret() {
-    if (!value.empty()) ::explicit_bzero(value.data(), value.size());
-  }
-};
+using detail::CurlHandle;
+using detail::Secret;
 
 // Streams the .eml to curl; it is already CRLF and curl dot-stuffs it.
 size_t read_eml(char* buf, size_t size, size_t nitems, void* userdata) {
@@ -93,6 +75,10 @@ void set(CURL* h, CURLoption opt, T value) {
   curl_easy_setopt(h, opt, value);
 }
 
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
 SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
   const auto deadline = std::chrono::steady_clock::now() + cfg.timeout;
   if (cfg.url.empty()) return failure("no SMTP relay configured", true);
@@ -104,7 +90,7 @@ SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
   for (const std::string& to : m.envelope.to) {
     if (!is_valid_address(to)) return failure("invalid recipient address: " + one_line(to), false);
   }
-  if (const CURLcode rc = global_init(); rc != CURLE_OK) {
+  if (const CURLcode rc = detail::curl_global_once(); rc != CURLE_OK) {
     return failure(std::string("curl initialisation failed: ") + curl_easy_strerror(rc), true);
   }
 
@@ -132,47 +118,18 @@ SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
   // Everything curl points at (and the watchdog) is declared before the
   // handle, so it outlives curl_easy_cleanup.
   SocketWatchdog watchdog(deadline);
-  std::unique_ptr<CURL, CurlDeleter> h(curl_easy_init());
+  CurlHandle h(curl_easy_init());
   if (!h) return failure("curl_easy_init failed", true);
-  // curl's own limits end slightly before the watchdog's deadline so that its
-  // clearer error message normally wins; the watchdog only catches the waits
-  // curl leaves unbounded.
   const long total_ms = std::max<long>(1, static_cast<long>(cfg.timeout.count()));
-  const long timeout_ms = std::max<long>(1, total_ms - std::min<long>(200, total_ms / 10));
-
   CURL* c = h.get();
-  set(c, CURLOPT_ERRORBUFFER, errbuf);
-  set(c, CURLOPT_URL, cfg.url.c_str());
-  set(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-  // No SIGALRM: the caller forwards signals to its child and must keep them.
-  set(c, CURLOPT_NOSIGNAL, 1L);
-  // Close (and QUIT) inside curl_easy_perform, under the watchdog, instead of
-  // in a connection cache that would QUIT later with no deadline at all.
-  set(c, CURLOPT_FORBID_REUSE, 1L);
+  detail::configure_relay(c, cfg, password, errbuf);
   watchdog.attach(c);
-  set(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  set(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-  // A relay that accepts and then goes silent is abandoned, also by this rule.
-  set(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  set(c, CURLOPT_LOW_SPEED_TIME, std::max<long>(1, timeout_ms / 1000));
   set(c, CURLOPT_MAIL_FROM, ("<" + m.envelope.from + ">").c_str());
   set(c, CURLOPT_MAIL_RCPT, rcpts.get());
   set(c, CURLOPT_UPLOAD, 1L);
   set(c, CURLOPT_READFUNCTION, read_eml);
   set(c, CURLOPT_READDATA, &fd);
   set(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(st.st_size));
-  switch (cfg.tls) {
-    case TlsMode::Auto: set(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_TRY)); break;
-    case TlsMode::Required: set(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_ALL)); break;
-    case TlsMode::Off: set(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_NONE)); break;
-  }
-  if (!cfg.ca_file.empty()) set(c, CURLOPT_CAINFO, cfg.ca_file.c_str());
-  set(c, CURLOPT_SSL_VERIFYPEER, cfg.verify_peer ? 1L : 0L);
-  set(c, CURLOPT_SSL_VERIFYHOST, cfg.verify_peer ? 2L : 0L);
-  if (!cfg.user.empty()) {
-    set(c, CURLOPT_USERNAME, cfg.user.c_str());
-    set(c, CURLOPT_PASSWORD, password.value.c_str());  // curl copies it; it is never logged
-  }
 
   const CURLcode rc = curl_easy_perform(c);
   SendResult r;
@@ -182,10 +139,7 @@ SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
     r.ok = true;
     return r;
   }
-  r.error = errbuf[0] != '\0' ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
-  if (watchdog.expired()) r.error = "timed out after " + std::to_string(total_ms) + " ms: " + r.error;
-  if (r.error != curl_easy_strerror(rc)) r.error += " (" + std::string(curl_easy_strerror(rc)) + ")";
-  if (code >= 400) r.error += ", SMTP reply " + std::to_string(code);
+  r.error = detail::describe_failure(rc, errbuf, code, watchdog.expired(), total_ms);
   r.relay_unusable = watchdog.expired() || relay_level(rc, code);
   return r;
 }

@@ -12,7 +12,7 @@
 
 namespace gpualert::spank {
 
-void launch_helper(const PluginArgs& args, const OptionValue& option) {
+void launch_helper(const config::PluginArgs& args, const OptionValue& option) {
   std::vector<std::string> argv = {args.helper, "--spool", args.spool, "--conf", args.conf};
   std::string to;
   for (const auto& a : option.to) to += (to.empty() ? "" : ",") + a;

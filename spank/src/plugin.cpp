@@ -19,6 +19,7 @@ SPANK_PLUGIN(gpualert, 1)
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -29,13 +30,13 @@ SPANK_PLUGIN(gpualert, 1)
 #include "gpualert/spool/step_record.hpp"
 #include "helper_launch.hpp"
 #include "option_value.hpp"
-#include "plugin_args.hpp"
+#include "gpualert/config/plugstack_args.hpp"
 #include "task_tee.hpp"
 
 namespace {
 
 using gpualert::spank::OptionValue;
-using gpualert::spank::PluginArgs;
+using gpualert::config::PluginArgs;
 
 // Per-process state. slurmstepd, each task child and srun each have their own copy.
 PluginArgs g_args;
@@ -47,6 +48,7 @@ std::string g_started;
 std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
 uid_t g_job_uid = 0;   // slurmstepd: the job's user, for the recipient rule
 int g_restart = -1;  // SLURM_RESTART_COUNT as slurmstepd saw it at init (tasks inherit it)
+std::string g_partition;  // the partition the job runs in (slurmstepd and job_epilog)
 
 int option_callback(int, const char* optarg, int remote);
 
@@ -112,9 +114,12 @@ int option_callback(int, const char* optarg, int remote) {
   }
 }
 
+// default=on, narrowed by partitions= to the partitions being rolled out.
+bool on_by_default() { return gpualert::config::on_by_default(g_args, g_partition); }
+
 bool enabled() {
   if (g_option.given) return !g_option.off;
-  return g_args.default_on;
+  return on_by_default();
 }
 
 std::string now_iso() { return gpualert::iso8601_utc(std::chrono::system_clock::now()); }
@@ -241,10 +246,33 @@ bool steps_asked(uint32_t job, uid_t uid) {
   return dir && gpualert::spool::has_step_records(*dir);
 }
 
+// The plugin is built against one Slurm release (the SPANK ABI and the spool
+// records assume its behaviour). Under another release it stays out of the way:
+// one clear line, and no hook does anything.
+bool release_matches(spank_t sp) {
+  static int verdict = -1;  // per process: -1 unknown, 0 different, 1 the same
+  if (verdict >= 0) return verdict == 1;
+  char* major = nullptr;
+  char* minor = nullptr;
+  if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS || !major ||
+      spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !minor)
+    return true;  // cannot tell: behave as built (the package pins the release)
+  const int built_major = SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), built_minor = SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER);
+  verdict = std::atoi(major) == built_major && std::atoi(minor) == built_minor ? 1 : 0;
+  if (verdict == 0) {
+    char built[16];
+    std::snprintf(built, sizeof built, "%d.%02d", built_major, built_minor);
+    problem(std::string("built for Slurm ") + built + ", running under Slurm " + major + "." + minor +
+            ": gpualert is off on this node until a package built for this release is installed");
+  }
+  return verdict == 1;
+}
+
 // Every hook body runs inside this: whatever happens, Slurm sees success.
 template <typename F>
-int guarded(const char* hook, F&& body) {
+int guarded(spank_t sp, const char* hook, F&& body) {
   try {
+    if (!release_matches(sp)) return ESPANK_SUCCESS;
     body();
   } catch (const std::exception& e) {
     problem(std::string(hook) + ": " + e.what());
@@ -259,14 +287,18 @@ int guarded(const char* hook, F&& body) {
 extern "C" {
 
 int slurm_spank_init(spank_t sp, int ac, char** av) {
-  return guarded("init", [&] {
-    g_args = gpualert::spank::parse_plugin_args(ac, av);
+  return guarded(sp, "init", [&] {
+    g_args = gpualert::config::parse_plugin_args(ac, av);
     if (spank_context() == S_CTX_REMOTE || spank_context() == S_CTX_SLURMD)
       for (const auto& e : g_args.errors) problem("plugstack.conf: " + e);
     if (spank_context() == S_CTX_REMOTE) item(sp, S_JOB_UID, &g_job_uid);
     // Read once in slurmstepd, before tasks fork, so the task's log name and the
     // step record written at exit agree on which run of a requeued job this is.
     if (spank_context() == S_CTX_REMOTE) g_restart = restart_count(sp);
+    if (spank_context() == S_CTX_REMOTE) {
+      char part[256] = {};
+      if (spank_getenv(sp, "SLURM_JOB_PARTITION", part, sizeof part) == ESPANK_SUCCESS) g_partition = part;
+    }
     if (spank_option_register(sp, &g_spank_option) != ESPANK_SUCCESS)
       slurm_debug("gpualert: option not registered in this context");
     g_started = now_iso();
@@ -274,14 +306,14 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
 }
 
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char** av) {
-  return guarded("task_init_privileged", [&] {
-    g_args = gpualert::spank::parse_plugin_args(ac, av);
+  return guarded(sp, "task_init_privileged", [&] {
+    g_args = gpualert::config::parse_plugin_args(ac, av);
     if (enabled()) open_task_log(sp);
   });
 }
 
-int slurm_spank_task_init(spank_t, int, char**) {
-  return guarded("task_init", [&] {
+int slurm_spank_task_init(spank_t sp, int, char**) {
+  return guarded(sp, "task_init", [&] {
     if (g_log_fd < 0) return;
     const int log = g_log_fd, streams = g_streams_fd;
     g_log_fd = g_streams_fd = -1;
@@ -291,7 +323,7 @@ int slurm_spank_task_init(spank_t, int, char**) {
 }
 
 int slurm_spank_task_exit(spank_t sp, int, char**) {
-  return guarded("task_exit", [&] {
+  return guarded(sp, "task_exit", [&] {
     if (!enabled()) return;
     gpualert::spool::TaskRecord t;
     int status = 0;
@@ -304,24 +336,26 @@ int slurm_spank_task_exit(spank_t sp, int, char**) {
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char** av) {
-  return guarded("exit", [&] {
-    g_args = gpualert::spank::parse_plugin_args(ac, av);
+  return guarded(sp, "exit", [&] {
+    g_args = gpualert::config::parse_plugin_args(ac, av);
     if (spank_context() == S_CTX_REMOTE && enabled() && !g_tasks.empty()) write_step_record(sp);
   });
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
-  return guarded("job_epilog", [&] {
+  return guarded(sp, "job_epilog", [&] {
     // Every hook gets the plugstack arguments; job_epilog runs in a process where
     // slurm_spank_init may not have run, so they are read again here.
-    g_args = gpualert::spank::parse_plugin_args(ac, av);
+    g_args = gpualert::config::parse_plugin_args(ac, av);
     uid_t uid = 0;
     if (item(sp, S_JOB_UID, &uid)) g_job_uid = uid;
+    // The epilog's own environment names the job's partition (Slurm sets it for epilogs).
+    if (const char* part = getenv("SLURM_JOB_PARTITION")) g_partition = part;
     char* arg = nullptr;
     if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
     // A job whose sbatch/salloc line did not ask may still have steps that did
     // (srun --gpualert inside the script): their step records are in the spool.
-    if (g_option.given ? g_option.off : !g_args.default_on) {
+    if (g_option.given ? g_option.off : !on_by_default()) {
       uint32_t job = 0;
       if (g_option.off || !item(sp, S_JOB_ID, &job) || !steps_asked(job, uid)) return;
     }

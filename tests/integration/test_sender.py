@@ -179,6 +179,9 @@ class Digests(GpualertCase):
             self.assertEqual(len(srv.messages()), 3, "the first failures of a burst go at once")
             during = self.sender(srv.url)  # the burst is not quiet yet: nothing assembled
             self.assertEqual(len(srv.messages()), 3, during.stderr.decode())
+            # "Why no mail yet?": the list says each held message waits for its digest.
+            listing = self.gpualert(["outbox", "list"]).stdout.decode()
+            self.assertEqual(listing.count("held for digest burst:alice@example.org"), 4, listing)
             time.sleep(1.2)
             after = self.sender(srv.url, quiet="1")
             got = srv.messages()

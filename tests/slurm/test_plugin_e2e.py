@@ -344,6 +344,135 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertIn("GPU has fallen off the bus", body)
         time.sleep(6)  # the record stays in the ring buffer: keep it out of the next job's window
 
+    def test_15_timeout_and_cancel_when_the_relay_fails(self):
+        # Slurm's own endings crossed with relay faults: the site's relay is down, then
+        # answers 451, 550 or never answers RCPT (one scripted server, a fault per
+        # recipient, so that jobs running together each meet their own). Slurm's record is
+        # untouched, nothing arrives while the fault lasts, and once it clears one sender
+        # pass delivers every message once; the 550s are in failed/ with the reply and the
+        # admins were told once each.
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        outbox = os.path.join(SPOOL, "outbox")
+        faulty_dir = os.path.join(state["tmp"], "faulty-maildir")
+        faulty = subprocess.Popen([PYTHON, SMTP_SERVER, "--port", "0", "--maildir", faulty_dir, "--lifetime", "900",
+                                   "--tempfail-rcpt-prefix", "temp-", "--reject-rcpt-prefix", "perm-",
+                                   "--hang-rcpt-prefix", "hang-"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        line = faulty.stdout.readline().decode()
+        assert line.startswith("PORT "), line
+        sock = __import__("socket").socket()
+        sock.bind(("127.0.0.1", 0))
+        down_port = sock.getsockname()[1]
+        sock.close()
+
+        def use_relay(url):
+            with open(state["conf"], "w") as f:
+                f.write(re.sub(r"(?m)^smtp_url = .*$", "smtp_url = " + url, good_conf) +
+                           "retry_base = 1\nadmin_to = admin@cluster.test\n")
+
+        def submit(rcpt, ending):
+            if ending == "timeout":  # progress to the end: a timeout, not a hang
+                cmd = ("sbatch --parsable --time=1 --gpualert=%s "
+                       "--wrap 'for i in $(seq 1 300); do echo step $i loss 1.0; sleep 1; done'" % rcpt)
+            else:
+                cmd = "sbatch --parsable --gpualert=%s --wrap 'echo step 1 loss 2.0; sleep 300'" % rcpt
+            return job_id(as_user(cmd, check=True).stdout.decode())
+
+        def cancel(jid):
+            wait_running(jid)
+            time.sleep(2)
+            sh(["scancel", str(jid)])
+
+        def records():
+            out = {}
+            for sub in ("pending", "failed"):
+                for f in glob.glob(os.path.join(outbox, sub, "*.json")):
+                    try:
+                        with open(f) as fh:
+                            rec = json.load(fh)
+                    except (OSError, ValueError):  # moved by the sender meanwhile
+                        continue
+                    out[str(rec.get("job", ""))] = (sub, rec)
+            return out
+
+        def wait_stored(jobs):
+            # The helper has made its one attempt: the record is in failed/, or pending with an attempt.
+            for _ in range(120):
+                r = records()
+                if all(str(j) in r and (r[str(j)][0] == "failed" or r[str(j)][1].get("attempts", 0) >= 1)
+                       for j in jobs):
+                    return r
+                time.sleep(0.5)
+            self.fail("no attempt recorded for some of %s: %s" % (jobs, sorted(records())))
+
+        cells = {}  # job id -> (ending, fault)
+        try:
+            use_relay("smtp://127.0.0.1:%d" % down_port)
+            phase = []
+            if SLOW:
+                phase.append((submit("down-t@example.org", "timeout"), "timeout", "down"))
+            j = submit("down-c@example.org", "cancel")
+            cancel(j)
+            phase.append((j, "cancel", "down"))
+            for j, e, f in phase:
+                self.assertEqual(sacct(j)[0], "TIMEOUT" if e == "timeout" else "CANCELLED")
+            wait_stored([j for j, _, _ in phase])
+            cells.update({j: (e, f) for j, e, f in phase})
+
+            use_relay("smtp://127.0.0.1:%s" % line.split()[1])
+            phase = []
+            if SLOW:
+                phase += [(submit("temp-t@example.org", "timeout"), "timeout", "451"),
+                          (submit("perm-t@example.org", "timeout"), "timeout", "550")]
+                for j, e, f in phase:
+                    self.assertEqual(sacct(j)[0], "TIMEOUT")
+            for rcpt, fault in (("temp-c@example.org", "451"), ("perm-c@example.org", "550"),
+                                ("hang-c@example.org", "hang")):
+                j = submit(rcpt, "cancel")
+                cancel(j)
+                self.assertEqual(sacct(j)[0], "CANCELLED")
+                phase.append((j, "cancel", fault))
+            stored = wait_stored([j for j, _, _ in phase])
+            cells.update({j: (e, f) for j, e, f in phase})
+            for j in cells:
+                self.assertEqual(read_messages(j), [], "job %d was delivered while its relay failed" % j)
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
+            faulty.send_signal(signal.SIGTERM)
+            faulty.wait(timeout=10)
+            faulty.stdout.close()
+
+        time.sleep(2.5)  # every deferred message is due again (retry_base 1 s, doubled once, +-20 %)
+        send = os.path.join(os.path.dirname(HELPER), "gpualert-send")
+        url = re.search(r"(?m)^smtp_url = (.*)$", good_conf).group(1)
+        for _ in range(2):  # the second pass must add nothing
+            sh([send, "--once", "--outbox", outbox, "--smtp", url, "--admin", "admin@cluster.test"], check=False)
+        os.unlink(os.path.join(outbox, "sender.pass"))  # the later tests run as if no sender served this spool
+        stored = records()
+        notices = []
+        for f in sorted(glob.glob(os.path.join(faulty_dir, "*.eml"))):
+            with open(f, "rb") as fh:
+                m = email.message_from_bytes(fh.read(), policy=email.policy.default)
+            if m["To"] == "admin@cluster.test":
+                notices.append(m["X-Gpualert-Job"])
+        table = []
+        for j, (ending, fault) in sorted(cells.items()):
+            got = messages_for(j, want=0 if fault == "550" else 1, wait=20)
+            if fault == "550":
+                where, rec = stored.get(str(j), ("missing", {}))
+                self.assertEqual(got, [], "job %d: refused for good, yet delivered" % j)
+                self.assertEqual(where, "failed", "job %d" % j)
+                self.assertIn("550", rec.get("reason", ""), rec)
+                self.assertEqual(notices.count(str(j)), 1, "job %d: notices for jobs %r" % (j, notices))
+                outcome = "failed/ + 1 notice"
+            else:
+                self.assertEqual(len(got), 1, "job %d (%s, relay %s): %d messages" % (j, ending, fault, len(got)))
+                self.assertEqual(got[0]["X-Gpualert-Class"], "timeout" if ending == "timeout" else "cancelled")
+                outcome = "delivered once"
+            table.append("  %-8s %-7s relay %-5s %s" % (j, ending, fault, outcome))
+        print("\n" + "\n".join(table), flush=True)
+
     def test_99_two_nodes_one_verdict(self):
         # A second slurmd in its own network namespace; both nodes write to this
         # machine's spool, which is then what a shared spool looks like.

@@ -33,6 +33,10 @@ Flags:
   --reject-rcpt ADDR answer 550 (user unknown) to RCPT TO:<ADDR>, in any mode;
                      repeatable. The other recipients are handled as the mode says.
   --reject-rcpt-prefix P  the same for every address starting with P.
+  --tempfail-rcpt-prefix P  answer 451 to RCPT TO any address starting with P.
+  --hang-rcpt-prefix P  never answer RCPT TO any address starting with P.
+  (The prefix options let one server fail differently per recipient, so that jobs
+  running at the same time can each meet their own fault.)
   --hang-at STAGE    mail, rcpt or data (default: mail) for greet-hang.
   --starttls         offer STARTTLS and require it before MAIL/AUTH. A
                      self-signed certificate for "localhost" and 127.0.0.1 is
@@ -115,6 +119,11 @@ class Handler:
             await forever()
         if address in self.args.reject_rcpt or any(address.startswith(p) for p in self.args.reject_rcpt_prefix):
             return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
+        if any(address.startswith(p) for p in self.args.tempfail_rcpt_prefix):
+            return "451 4.3.0 <%s>: mailbox busy, try again later" % address
+        if any(address.startswith(p) for p in self.args.hang_rcpt_prefix):
+            log(self.args, "hanging at RCPT for", address)
+            await forever()
         if self.args.mode in FAIL_REPLIES and self.args.fail_at == "rcpt":
             return FAIL_REPLIES[self.args.mode]
         envelope.rcpt_tos.append(address)
@@ -226,6 +235,10 @@ def parse_args():
                    help="answer 550 to RCPT TO this address (any mode; repeatable)")
     p.add_argument("--reject-rcpt-prefix", action="append", default=[],
                    help="answer 550 to RCPT TO any address starting with this (repeatable)")
+    p.add_argument("--tempfail-rcpt-prefix", action="append", default=[],
+                   help="answer 451 to RCPT TO any address starting with this (repeatable)")
+    p.add_argument("--hang-rcpt-prefix", action="append", default=[],
+                   help="never answer RCPT TO any address starting with this (repeatable)")
     p.add_argument("--hang-at", choices=["mail", "rcpt", "data"], default="mail")
     p.add_argument("--starttls", action="store_true")
     p.add_argument("--smtps", action="store_true")

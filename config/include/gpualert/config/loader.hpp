@@ -5,8 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "gpualert/config/settings.hpp"
@@ -27,6 +25,9 @@ class Loader {
   // Reads a `key = value` file. A missing file is fine; a malformed line or an
   // unknown key is recorded as a Problem naming file and line, and skipped.
   void apply_file(const std::filesystem::path& file);
+  // A site file (the system file, or the one plugstack's conf= names): the file,
+  // then every *.json in rules.d beside it, in name order, as site rules.
+  void apply_site_file(const std::filesystem::path& file);
   // The same, from TEXT (NAME stands for the file in problems).
   void apply_text(std::string_view text, const std::string& name);
   // GPUALERT_SMTP_URL, GPUALERT_TO, GPUALERT_OUTBOX, ... (see etc/gpualert.conf.example).
