@@ -32,12 +32,10 @@ constexpr std::uint64_t kStoreOnceBytes = 4u << 20;
 
 
 classify::Classifier load_classifier(const config::Settings& s, std::vector<std::string>& problems) {
-  try {
-    return classify::Classifier::with_builtin_rules(s.rule_files);
-  } catch (const std::exception& e) {
-    problems.push_back(std::string("site rules ignored: ") + e.what());
-    return classify::Classifier::with_builtin_rules();
-  }
+  std::string note;
+  auto c = classify::Classifier::with_builtin_rules_or_alone(s.rule_files, note);
+  if (!note.empty()) problems.push_back(note);
+  return c;
 }
 
 classify::Verdict diagnose(const PostRunInput& in, std::chrono::steady_clock::time_point read_by,

@@ -70,6 +70,13 @@ bool finish_run_options(RunCli& rc) {
   if (!rc.config.empty()) rc.run.config_file = rc.config;
   if (!rc.dir.empty()) rc.run.run_dir = rc.dir;
   rc.run.command = rc.sub->remaining();
+  // Whatever CLI11 did not know lands here; a first word starting with '-' is a
+  // mistyped option, never the command (which would then run as "--bogus").
+  if (!rc.run.command.empty() && rc.run.command.front().starts_with("-")) {
+    std::cerr << "gpualert run: unknown option '" << rc.run.command.front()
+              << "' (usage: gpualert run [options] -- CMD [ARGS...])\n";
+    return false;
+  }
   rc.run.command.insert(rc.run.command.end(), rc.after_dashes.begin(), rc.after_dashes.end());
   if (rc.run.command.empty()) {
     std::cerr << "gpualert run: no command given (usage: gpualert run [options] -- CMD [ARGS...])\n";

@@ -80,6 +80,18 @@ Classifier Classifier::with_builtin_rules(const std::vector<std::filesystem::pat
   return Classifier(build(sources));
 }
 
+Classifier Classifier::with_builtin_rules_or_alone(const std::vector<std::filesystem::path>& extra,
+                                                    std::string& note) {
+  if (!extra.empty()) {
+    try {
+      return with_builtin_rules(extra);
+    } catch (const std::exception& e) {
+      note = std::string("site rules ignored (the built-in rules were used): ") + e.what();
+    }
+  }
+  return with_builtin_rules();
+}
+
 Classifier Classifier::from_files(const std::vector<std::filesystem::path>& files) {
   return Classifier(build(read_files(files)));
 }

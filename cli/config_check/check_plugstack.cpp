@@ -50,6 +50,10 @@ void check_entry(Report& r, const config::PlugstackEntry& e, const Options& o) {
   if (::access(e.plugin.c_str(), R_OK) != 0) r.fail(kArea, "plugin " + e.plugin + " is missing or unreadable", where);
   if (::access(e.args.helper.c_str(), X_OK) != 0)
     r.fail(kArea, "helper " + e.args.helper + " is missing or not executable", where);
+  if (e.args.off) {
+    r.info(kArea, "loaded but off: jobs that say --gpualert are accepted and get no message", where);
+    return;
+  }
   if (!e.args.default_on) r.ok(kArea, "enabled; jobs are watched when they ask (--gpualert)", where);
   else if (e.args.partitions.empty()) r.ok(kArea, "enabled; every job is watched unless it says --gpualert=off", where);
   else r.ok(kArea, "enabled; jobs in " + join(e.args.partitions) + " are watched unless they say --gpualert=off, "

@@ -85,8 +85,15 @@ void Loader::apply_text(std::string_view text, const std::string& name) {
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++lineno;
     const std::string where = name + ":" + std::to_string(lineno);
-    const std::string t = trim(line);
+    std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
+    // A comment may follow a value after white space ("tail_lines = 40   # lines"), as in
+    // the shipped file; a '#' inside a value (no space before it) stays part of it.
+    for (std::size_t i = 1; i < t.size(); ++i)
+      if (t[i] == '#' && (t[i - 1] == ' ' || t[i - 1] == '\t')) {
+        t = trim(t.substr(0, i));
+        break;
+      }
     const auto eq = t.find('=');
     if (eq == std::string::npos) {
       problems_.push_back({where, "expected 'key = value', got '" + t.substr(0, 80) + "'"});
@@ -158,6 +165,11 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
   } else if (key == "retry_base" || key == "retry_max" || key == "expire_after" || key == "sender_interval") {
     const auto d = parse_duration(value);
     if (!d || d->count() < 1000) return bad("expected seconds (at least 1), e.g. 60 or 90s, got '" + value + "'");
+    // The bounds gpualert-send takes (a larger value would keep the sender from starting).
+    const long long most_s = key == "retry_base" ? 86400 : key == "retry_max" ? 604800
+                           : key == "expire_after" ? 31LL * 86400 : 3600;
+    if (d->count() > most_s * 1000)
+      return bad("at most " + std::to_string(most_s) + " seconds, got '" + value + "'");
     (key == "retry_base" ? s_.retry_base : key == "retry_max" ? s_.retry_max
      : key == "expire_after" ? s_.expire_after : s_.sender_interval) = *d;
   } else if (key == "admin_to") {

@@ -48,7 +48,9 @@ PluginArgs parse_plugin_args(const std::vector<std::string>& args) {
     const auto eq = arg.find('=');
     const std::string key = arg.substr(0, eq);
     const std::string val = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    if (key == "default") {
+    if (arg == "off") {
+      a.off = true;
+    } else if (key == "default") {
       if (val == "on") a.default_on = true;
       else if (val == "off") a.default_on = false;
       else a.errors.push_back("default must be on or off, got '" + val + "'");
@@ -73,7 +75,7 @@ PluginArgs parse_plugin_args(const std::vector<std::string>& args) {
       else (key == "log_head" ? a.log_head : key == "log_tail" ? a.log_tail : key == "log_job" ? a.log_job : a.spool_floor) = *n;
     } else {
       a.errors.push_back("unknown argument '" + arg +
-                         "' (known: default=, partitions=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=, log_job=, spool_floor=)");
+                         "' (known: off, default=, partitions=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=, log_job=, spool_floor=)");
     }
   }
   return a;

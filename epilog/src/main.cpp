@@ -279,7 +279,12 @@ int main(int argc, char** argv) {
         if (!missing.empty()) jf.facts.extra.push_back({"kernel log not read on", list});
       }
     }
-    const auto classifier = classify::Classifier::with_builtin_rules(settings.rule_files);
+    std::string rules_note;
+    const auto classifier = classify::Classifier::with_builtin_rules_or_alone(settings.rule_files, rules_note);
+    if (!rules_note.empty()) {
+      note(rules_note);
+      jf.facts.extra.push_back({"site rules", rules_note});
+    }
     // The user's log is read as the user; without it (or if that fails) the
     // verdict rests on what root knows: accounting and the kernel's records.
     std::optional<classify::Verdict> read_as_user;

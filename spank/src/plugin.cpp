@@ -23,6 +23,7 @@ SPANK_PLUGIN(gpualert, 1)
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpualert/common/text.hpp"
@@ -49,6 +50,7 @@ std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task
 uid_t g_job_uid = 0;   // slurmstepd: the job's user, for the recipient rule
 int g_restart = -1;  // SLURM_RESTART_COUNT as slurmstepd saw it at init (tasks inherit it)
 std::string g_partition;  // the partition the job runs in (slurmstepd and job_epilog)
+bool g_other_release = false;  // running under a Slurm release the plugin was not built for
 
 int option_callback(int, const char* optarg, int remote);
 
@@ -107,6 +109,8 @@ int check_option(const char* optarg, int remote) {
 }
 
 int option_callback(int, const char* optarg, int remote) {
+  // Off (the plugstack says `off`, or another Slurm release): accept, do nothing.
+  if (g_other_release || g_args.off) return 0;
   try {
     return check_option(optarg, remote);
   } catch (...) {
@@ -118,6 +122,7 @@ int option_callback(int, const char* optarg, int remote) {
 bool on_by_default() { return gpualert::config::on_by_default(g_args, g_partition); }
 
 bool enabled() {
+  if (g_args.off || g_other_release) return false;
   if (g_option.given) return !g_option.off;
   return on_by_default();
 }
@@ -257,9 +262,15 @@ bool release_matches(spank_t sp) {
   if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS || !major ||
       spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !minor)
     return true;  // cannot tell: behave as built (the package pins the release)
-  const int built_major = SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), built_minor = SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER);
+#ifdef GPUALERT_TEST_BUILT_FOR  // a test build that pretends to be for another release
+  constexpr unsigned built_for = GPUALERT_TEST_BUILT_FOR;
+#else
+  constexpr unsigned built_for = SLURM_VERSION_NUMBER;
+#endif
+  const int built_major = SLURM_VERSION_MAJOR(built_for), built_minor = SLURM_VERSION_MINOR(built_for);
   verdict = std::atoi(major) == built_major && std::atoi(minor) == built_minor ? 1 : 0;
   if (verdict == 0) {
+    g_other_release = true;
     char built[16];
     std::snprintf(built, sizeof built, "%d.%02d", built_major, built_minor);
     problem(std::string("built for Slurm ") + built + ", running under Slurm " + major + "." + minor +
@@ -282,13 +293,30 @@ int guarded(spank_t sp, const char* hook, F&& body) {
   return ESPANK_SUCCESS;
 }
 
+// The hooks that get the plugstack arguments read them first, so that even the
+// release check's line goes to the configured spool's admin log.
+template <typename F>
+int guarded(spank_t sp, const char* hook, int ac, char** av, F&& body) {
+  try {
+    g_args = gpualert::config::parse_plugin_args(ac, av);
+  } catch (...) {
+    // the defaults stand
+  }
+  if (g_args.off) return ESPANK_SUCCESS;  // the admin turned it off: the option stays, nothing runs
+  return guarded(sp, hook, std::forward<F>(body));
+}
+
 }  // namespace
 
 extern "C" {
 
 int slurm_spank_init(spank_t sp, int ac, char** av) {
-  return guarded(sp, "init", [&] {
-    g_args = gpualert::config::parse_plugin_args(ac, av);
+  // Registered whatever else happens, even under another Slurm release: a job that
+  // says --gpualert must never be refused for it (it then gets no message, and the
+  // admin log says why).
+  if (spank_option_register(sp, &g_spank_option) != ESPANK_SUCCESS)
+    slurm_debug("gpualert: option not registered in this context");
+  return guarded(sp, "init", ac, av, [&] {
     if (spank_context() == S_CTX_REMOTE || spank_context() == S_CTX_SLURMD)
       for (const auto& e : g_args.errors) problem("plugstack.conf: " + e);
     if (spank_context() == S_CTX_REMOTE) item(sp, S_JOB_UID, &g_job_uid);
@@ -299,15 +327,12 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
       char part[256] = {};
       if (spank_getenv(sp, "SLURM_JOB_PARTITION", part, sizeof part) == ESPANK_SUCCESS) g_partition = part;
     }
-    if (spank_option_register(sp, &g_spank_option) != ESPANK_SUCCESS)
-      slurm_debug("gpualert: option not registered in this context");
     g_started = now_iso();
   });
 }
 
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char** av) {
-  return guarded(sp, "task_init_privileged", [&] {
-    g_args = gpualert::config::parse_plugin_args(ac, av);
+  return guarded(sp, "task_init_privileged", ac, av, [&] {
     if (enabled()) open_task_log(sp);
   });
 }
@@ -336,17 +361,15 @@ int slurm_spank_task_exit(spank_t sp, int, char**) {
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char** av) {
-  return guarded(sp, "exit", [&] {
-    g_args = gpualert::config::parse_plugin_args(ac, av);
+  return guarded(sp, "exit", ac, av, [&] {
     if (spank_context() == S_CTX_REMOTE && enabled() && !g_tasks.empty()) write_step_record(sp);
   });
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
-  return guarded(sp, "job_epilog", [&] {
-    // Every hook gets the plugstack arguments; job_epilog runs in a process where
-    // slurm_spank_init may not have run, so they are read again here.
-    g_args = gpualert::config::parse_plugin_args(ac, av);
+  return guarded(sp, "job_epilog", ac, av, [&] {
+    // job_epilog runs in a process where slurm_spank_init may not have run: the
+    // arguments were read again just before (guarded).
     uid_t uid = 0;
     if (item(sp, S_JOB_UID, &uid)) g_job_uid = uid;
     // The epilog's own environment names the job's partition (Slurm sets it for epilogs).

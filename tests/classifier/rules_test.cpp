@@ -52,6 +52,17 @@ TEST(Rules, JsonSyntaxErrorNamesFileAndLine) {
   EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
 }
 
+TEST(Rules, ABrokenSiteFileFallsBackToTheBuiltinSetAndSaysWhy) {
+  RuleFile f("{ not json", "broken-site.json");
+  std::string note;
+  const Classifier c = Classifier::with_builtin_rules_or_alone({f.path}, note);
+  EXPECT_EQ(c.rule_count(), builtin().rule_count());
+  EXPECT_NE(note.find("broken-site.json"), std::string::npos) << note;
+  std::string none;
+  (void)Classifier::with_builtin_rules_or_alone({}, none);
+  EXPECT_EQ(none, "");
+}
+
 TEST(Rules, InvalidRe2PatternIsAnError) {
   RuleFile f(R"js({"schema":1,"rules":[{"id":"site.bad","class":"cuda_oom","pattern":"(unclosed","says":"x"}]})js", "badre.json");
   const std::string msg = error_of({f.path});

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 #include "gpualert/config/addresses.hpp"
 
@@ -73,6 +74,37 @@ TEST(Loader, MalformedLinesAreNamedAndSkipped) {
   EXPECT_EQ(l.settings().attach_budget, 1ull << 20);
   EXPECT_EQ(l.settings().send_timeout.count(), 15000);  // the bad value left the default
   fs::remove(p);
+}
+
+TEST(Loader, ACommentAfterAValueIsNotPartOfIt) {
+  const auto p = write_conf("tail_lines = 40   # lines shown inline\nsmtp_url = smtp://relay:25#x\n"
+                            "retry_max = 2592000\n");
+  Loader l;
+  l.apply_file(p);
+  EXPECT_EQ(l.settings().tail_lines, 40);
+  EXPECT_EQ(l.settings().smtp_url, "smtp://relay:25#x");  // no space before '#': part of the value
+  ASSERT_EQ(l.problems().size(), 1u);  // retry_max past what the sender takes (7 days)
+  EXPECT_NE(l.problems()[0].message.find("at most 604800"), std::string::npos) << l.problems()[0].message;
+  fs::remove(p);
+}
+
+TEST(Loader, TheShippedFileUncommentedIsValid) {
+  // What an admin does to the packaged /etc/gpualert/gpualert.conf: remove the '# ' of
+  // a setting line. Each must then load without a problem (values as shipped).
+  std::ifstream in(GPUALERT_SOURCE_DIR "/etc/gpualert.conf.example");
+  ASSERT_TRUE(in);
+  std::string line, text;
+  int settings = 0;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, std::regex("^# [a-z_]+ = "))) {
+      text += line.substr(2) + "\n";
+      ++settings;
+    }
+  }
+  EXPECT_GT(settings, 10);
+  Loader l;
+  l.apply_text(text, "uncommented");
+  for (const auto& pr : l.problems()) ADD_FAILURE() << pr.text();
 }
 
 TEST(Loader, EnvironmentOverridesFileAndFlagsOverrideEnvironment) {

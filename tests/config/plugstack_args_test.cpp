@@ -88,3 +88,11 @@ TEST(PluginArgs, DefaultOnCanBeNarrowedToPartitions) {
   EXPECT_FALSE(on_by_default(some, ""));
   EXPECT_FALSE(on_by_default(parse_plugin_args(std::vector<std::string>{"partitions=gpu"}), "gpu"));
 }
+
+TEST(PluginArgs, OffKeepsTheOptionAndDoesNothing) {
+  const auto a = parse_plugin_args(std::vector<std::string>{"off", "default=on"});
+  EXPECT_TRUE(a.off);
+  EXPECT_TRUE(a.errors.empty());
+  EXPECT_FALSE(parse_plugin_args(std::vector<std::string>{"default=on"}).off);
+  EXPECT_FALSE(parse_plugin_args(std::vector<std::string>{"off=yes"}).errors.empty());
+}

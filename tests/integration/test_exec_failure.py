@@ -31,3 +31,14 @@ class ExecFailure(GpualertCase):
                 r = self.gpualert([], [path], run_dir=self.run_dir("rd-" + os.path.basename(path)))
                 self.assertEqual(r.returncode, 126, r.stderr)
                 self.assertIn(why, r.file("output.log").decode())
+
+
+class MistypedOption(GpualertCase):
+    def test_an_unknown_option_is_refused_not_run_as_the_command(self):
+        r = self.gpualert(["run", "--bogus-flag", "--", "true"])
+        self.assertEqual(r.returncode, 2, r.stderr.decode())
+        self.assertIn("unknown option '--bogus-flag'", r.stderr.decode())
+        self.assertEqual(self.outbox_messages(), [], "a message was queued for a run that never was")
+        # A command's own options after its name stay the command's.
+        ok = self.gpualert(["run", "--quiet", "sh", "-c", "exit 3"])
+        self.assertEqual(ok.returncode, 3, ok.stderr.decode())

@@ -44,7 +44,7 @@ TEST(RunDir, ExplicitDirKeepsAnEarlierRun) {
   std::vector<std::string> errors;
   auto a = prepare_run_dir(root / "run", root / "state", errors);
   ASSERT_TRUE(a);
-  ::write(a->log_fd, "first\n", 6);
+  ASSERT_EQ(::write(a->log_fd, "first\n", 6), 6);
   close_all(*a);
   auto b = prepare_run_dir(root / "run", root / "state", errors);
   ASSERT_TRUE(b);

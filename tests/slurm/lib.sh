@@ -135,7 +135,8 @@ write_if_changed() {
 }
 
 # The plugstack entry: a non-empty GPUALERT_PLUGSTACK_LINE is written to $GA_PLUGSTACK_FILE,
-# an empty one removes that file. Returns 0 if anything changed.
+# an empty one removes that file, and "@keep" leaves it as the admin (or a package) made it.
+# Returns 0 if anything changed.
 write_plugstack() {
   local line=$1 changed=1
   mkdir -p "$GA_PLUGSTACK_D"
@@ -143,7 +144,9 @@ write_plugstack() {
     printf 'include %s/*.conf\n' "$GA_PLUGSTACK_D" >>"$GA_ETC/plugstack.conf"
     changed=0
   fi
-  if [ -n "$line" ]; then
+  if [ "$line" = "@keep" ]; then
+    return $changed
+  elif [ -n "$line" ]; then
     local so
     so=$(awk '{print $2}' <<<"$line")
     case "$(awk '{print $1}' <<<"$line")" in

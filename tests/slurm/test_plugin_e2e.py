@@ -473,6 +473,32 @@ class PluginOnRealSlurm(unittest.TestCase):
             table.append("  %-8s %-7s relay %-5s %s" % (j, ending, fault, outcome))
         print("\n" + "\n".join(table), flush=True)
 
+    def test_98_a_plugin_built_for_another_release_stays_off(self):
+        # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as
+        # without it (the option is still accepted), no message, one clear line each
+        # for the user on srun and for the admin in admin.log.
+        other = os.environ.get("GPUALERT_SPANK_OTHER_SO", "")
+        if not os.path.exists(other):
+            self.skipTest("no other-release build of the plugin")
+        so = "/opt/gpualert-test/lib/gpualert-other-release.so"
+        shutil.copy2(other, so)
+        restart = os.path.join(HERE, "restart_slurmd.sh")
+        line = re.sub(r"\S+/gpualert\.so", so, state["plug"])
+        sh([restart], env=dict(os.environ, GPUALERT_PLUGSTACK_LINE=line, PROBE="0"))
+        try:
+            p = as_user("srun --gpualert=alice@example.org sh -c 'echo hi; exit 3'", timeout=120)
+            self.assertEqual(p.returncode, 3, p.stderr.decode())
+            self.assertIn(b"hi", p.stdout)
+            self.assertIn(b"built for Slurm 23.02, running under Slurm 22.05", p.stderr)
+            jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'exit 3'",
+                                 check=True).stdout.decode())
+            self.assertEqual(sacct(jid), ("FAILED", "3:0"))
+            self.assertEqual(messages_for(jid, want=0, wait=8), [], "a plugin for another release sent mail")
+            with open(os.path.join(SPOOL, "admin.log"), errors="replace") as f:
+                self.assertIn("built for Slurm 23.02, running under Slurm 22.05", f.read())
+        finally:
+            sh([restart], env=dict(os.environ, GPUALERT_PLUGSTACK_LINE=state["plug"], PROBE="0"))
+
     def test_99_two_nodes_one_verdict(self):
         # A second slurmd in its own network namespace; both nodes write to this
         # machine's spool, which is then what a shared spool looks like.

@@ -95,7 +95,7 @@ TEST(SpoolDir, NeverWritesThroughAPlantedLink) {
   const int fd = create_owned_file(*job, "0.node.0.log", 0, 0, used, why);
   ASSERT_GE(fd, 0) << why;
   EXPECT_EQ(used, "0.node.0.log.1");  // a fresh name, the link left alone
-  ::write(fd, "x", 1);
+  EXPECT_EQ(::write(fd, "x", 1), 1);
   ::close(fd);
   std::ifstream in(s.root / "victim");
   std::string content;

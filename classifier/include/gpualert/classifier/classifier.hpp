@@ -25,6 +25,10 @@ class Classifier {
  public:
   // The built-in rules plus EXTRA rule files (a site's additions). Throws RuleError.
   static Classifier with_builtin_rules(const std::vector<std::filesystem::path>& extra = {});
+  // The same, but if EXTRA do not compile: the built-in rules alone, and why in NOTE.
+  // A broken site rule must never cost a job its message. Throws only if the
+  // built-in rules themselves fail (a build defect).
+  static Classifier with_builtin_rules_or_alone(const std::vector<std::filesystem::path>& extra, std::string& note);
   // Only the rules in FILES. Throws RuleError.
   static Classifier from_files(const std::vector<std::filesystem::path>& files);
 

@@ -13,6 +13,7 @@
 namespace gpualert::config {
 
 struct PluginArgs {
+  bool off = false;                             // off: loaded (so --gpualert is still accepted) but does nothing
   bool default_on = false;                      // default=on: every job is watched unless --gpualert=off
   std::string spool = "/var/spool/gpualert";    // node-local by default; see README for shared spools
   std::string conf = "/etc/gpualert/gpualert.conf";
