@@ -35,17 +35,7 @@ void check_addresses(Report& r, const config::Settings& s, const char* area) {
 
 void probe(Report& r, const config::Settings& s, const char* area) {
   const notify::SmtpConfig cfg = report::smtp_config(s);
-  std::vector<std::string> args = notify::send_arguments(cfg, std::filesystem::path("/nonexistent"));
-  // The probe needs no outbox: drop "--outbox X" and the retry schedule, keep how to reach the relay.
-  std::vector<std::string> probe_args;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--outbox" || args[i] == "--admin" || args[i].rfind("--retry", 0) == 0 ||
-        args[i] == "--expire-after") {
-      ++i;
-      continue;
-    }
-    probe_args.push_back(args[i]);
-  }
+  std::vector<std::string> probe_args = notify::relay_arguments(cfg);  // no outbox: nothing is sent
   probe_args.push_back("--probe");
   const std::string shown = redact_url(s.smtp_url);
   const auto out = run_program(probe_args, cfg.timeout + std::chrono::seconds(5), 64 * 1024);

@@ -18,7 +18,7 @@ std::string join(const std::vector<std::string>& v) {
 
 // The spool takes every job's log as root: it must be root's and not writable by
 // anyone else (the plugin refuses it otherwise, and the jobs get no message).
-void check_spool(Report& r, const std::string& spool, const std::string& where) {
+void check_spool(Report& r, const std::string& spool) {
   struct stat st {};
   if (::lstat(spool.c_str(), &st) != 0) {
     r.info("spool", "does not exist yet: the plugin makes it (root, 0755) at the first job", spool);
@@ -38,7 +38,6 @@ void check_spool(Report& r, const std::string& spool, const std::string& where) 
                                         std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) + ", " +
                                         std::to_string(free_mib) + " MiB free", spool));
   }
-  (void)where;
 }
 
 void check_entry(Report& r, const config::PlugstackEntry& e, const Options& o) {
@@ -58,7 +57,7 @@ void check_entry(Report& r, const config::PlugstackEntry& e, const Options& o) {
   else if (e.args.partitions.empty()) r.ok(kArea, "enabled; every job is watched unless it says --gpualert=off", where);
   else r.ok(kArea, "enabled; jobs in " + join(e.args.partitions) + " are watched unless they say --gpualert=off, "
                    "others when they ask", where);
-  check_spool(r, e.args.spool, where);
+  check_spool(r, e.args.spool);
   // The file the helper reads for every job: checked the same way as the system file.
   const std::filesystem::path conf = e.args.conf;
   std::error_code ec;

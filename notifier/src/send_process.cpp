@@ -26,14 +26,20 @@ std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box
   return send_arguments(cfg, box.dir());
 }
 
-std::vector<std::string> send_arguments(const SmtpConfig& cfg, const std::filesystem::path& outbox_dir) {
-  std::vector<std::string> a = {send_program().string(), "--outbox", outbox_dir.string(), "--smtp", cfg.url,
-                                "--timeout-ms", std::to_string(cfg.timeout.count()), "--tls",
+std::vector<std::string> relay_arguments(const SmtpConfig& cfg) {
+  std::vector<std::string> a = {send_program().string(), "--smtp", cfg.url, "--timeout-ms",
+                                std::to_string(cfg.timeout.count()), "--tls",
                                 cfg.tls == TlsMode::Required ? "required" : cfg.tls == TlsMode::Off ? "off" : "auto"};
   if (!cfg.user.empty()) a.insert(a.end(), {"--user", cfg.user});
   if (!cfg.password_file.empty()) a.insert(a.end(), {"--password-file", cfg.password_file.string()});
   if (!cfg.ca_file.empty()) a.insert(a.end(), {"--ca-file", cfg.ca_file.string()});
   if (!cfg.verify_peer) a.push_back("--no-verify-peer");
+  return a;
+}
+
+std::vector<std::string> send_arguments(const SmtpConfig& cfg, const std::filesystem::path& outbox_dir) {
+  std::vector<std::string> a = relay_arguments(cfg);
+  a.insert(a.end(), {"--outbox", outbox_dir.string()});
   for (const auto& admin : cfg.admin_to) a.insert(a.end(), {"--admin", admin});
   a.insert(a.end(), {"--retry-base", std::to_string(cfg.retry_base.count()), "--retry-max",
                      std::to_string(cfg.retry_max.count()), "--expire-after", std::to_string(cfg.expire_after.count())});

@@ -20,7 +20,10 @@ SendResult send_stored(const SmtpConfig& cfg, const Outbox& box, const StoredMes
 // `flush_outbox` in the helper: every pending message, with the same bounds per message.
 FlushReport flush_stored(const SmtpConfig& cfg, const Outbox& box);
 
-// The command line that hands CFG to gpualert-send (never the password itself).
+// gpualert-send and how it reaches the relay (URL, timeout, TLS, AUTH user and
+// password file, CA): what every use of it shares (never the password itself).
+std::vector<std::string> relay_arguments(const SmtpConfig& cfg);
+// The same, plus the outbox, the admins to tell and the retry schedule.
 std::vector<std::string> send_arguments(const SmtpConfig& cfg, const Outbox& box);
 std::vector<std::string> send_arguments(const SmtpConfig& cfg, const std::filesystem::path& outbox_dir);
 
