@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baselines.hpp"
+#include "calibration.hpp"
 #include "gpualert/classifier/classifier.hpp"
 
 namespace fs = std::filesystem;
@@ -61,22 +62,39 @@ std::vector<Sample> load_labels(const fs::path& file) {
   std::string line;
   std::size_t n = 0;
   const bool tsv = file.extension() == ".tsv";
+  std::vector<std::string> header;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty() || line[0] == '#') continue;
     Sample s;
     if (tsv) {
-      // id <TAB> mode <TAB> true_exit_code [...]; the log is <dir>/<id>.log
+      // With a header row (id, class, exit_code, slurm_state, ...) columns go by name;
+      // without one: id <TAB> mode <TAB> true_exit_code. The log is <dir>/logs/<id>.log
+      // when that folder exists, else <dir>/<id>.log.
       std::vector<std::string> f;
       std::stringstream ss(line);
       std::string cell;
       while (std::getline(ss, cell, '\t')) f.push_back(cell);
+      if (n == 1 && !f.empty() && f[0] == "id") {
+        header = f;
+        continue;
+      }
+      const auto col = [&](const char* name, std::size_t fallback) -> std::string {
+        std::size_t i = fallback;
+        if (!header.empty()) {
+          const auto it = std::find(header.begin(), header.end(), name);
+          if (it == header.end()) return "";
+          i = static_cast<std::size_t>(it - header.begin());
+        }
+        return i < f.size() ? f[i] : "";
+      };
       if (f.size() < 2) throw std::runtime_error(file.string() + ":" + std::to_string(n) + ": expected id, mode, exit code");
       s.id = f[0];
-      s.mode = f[1];
-      if (f.size() > 2 && !f[2].empty()) s.exit_code = std::stoi(f[2]);
+      s.mode = header.empty() ? f[1] : col("class", 1);
+      if (const std::string e = col("exit_code", 2); !e.empty()) s.exit_code = std::stoi(e);
+      if (const std::string st = col("slurm_state", 99); !st.empty()) s.slurm_state = st;
       s.source = "wild";
-      s.log = dir / (s.id + ".log");
+      s.log = fs::is_directory(dir / "logs") ? dir / "logs" / (s.id + ".log") : dir / (s.id + ".log");
     } else {
       json j;
       try {
@@ -260,6 +278,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, std::map<std::string, std::string>> preds;  // classifier -> id -> class
   std::map<std::string, std::string> strict_ours;
+  std::map<std::string, double> confidence_ours;
   std::size_t missing = 0;
   for (const auto& s : samples) {
     if (!fs::exists(s.log)) {
@@ -276,6 +295,7 @@ int main(int argc, char** argv) {
         const auto v = ours->classify_text(text, st);
         p = v.cls;
         strict_ours[s.id] = p;
+        confidence_ours[s.id] = v.confidence;
         if (!strict && !vocab.count(p))
           for (const auto& b : v.broader)
             if (vocab.count(b)) {
@@ -309,6 +329,13 @@ int main(int argc, char** argv) {
   if (std::find(names.begin(), names.end(), "ours") != names.end())
     out["ours_strict_all_macro_f1"] = score(groups["all"], strict_ours).macro_f1;
 
+  // Is a verdict at confidence c right about c of the time? (our classifier, all samples)
+  gpualert::bench::Calibration calibration;
+  if (std::find(names.begin(), names.end(), "ours") != names.end()) {
+    for (const auto& s : samples) calibration.add(confidence_ours[s.id], preds["ours"][s.id] == s.mode);
+    out["ours_calibration"] = calibration.to_json();
+  }
+
   if (as_json) {
     out["samples"] = samples.size();
     out["missing_logs"] = missing;
@@ -328,6 +355,7 @@ int main(int argc, char** argv) {
                   << std::setprecision(3) << out["ours_strict_all_macro_f1"].get<double>() << ")\n";
     }
     for (const auto& n : names) print_table(n, score(groups["all"], preds[n]));
+    if (calibration.count()) std::cout << "\nours: reliability (accuracy per confidence band)\n" << calibration.table();
   }
   if (min_f1 >= 0 && ours_all >= 0 && ours_all < min_f1) {
     std::cerr << "gpualert-eval: our macro-F1 " << ours_all << " is below the required " << min_f1 << "\n";

@@ -63,13 +63,18 @@ std::string duration_text(double seconds) {
   return human_duration(std::chrono::milliseconds(static_cast<long long>(seconds * 1000)));
 }
 
-std::string upper_word(const std::string& s) {
-  std::string w;
-  for (char c : s) {
-    if (c == ' ' || c == '+') break;
-    w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  }
-  return w;
+// Slurm's state as one word: sacct's "CANCELLED by 1002" is CANCELLED; the slurmstepd
+// banner's "CANCELLED DUE TO TIME LIMIT" (what a pasted log carries) is a TIMEOUT.
+std::string state_word(const std::string& s) {
+  std::string up;
+  for (char c : s) up.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  static const std::pair<const char*, const char*> kDueTo[] = {
+      {"DUE TO TIME LIMIT", "TIMEOUT"}, {"DUE TO PREEMPTION", "PREEMPTED"}, {"DUE TO NODE FAIL", "NODE_FAIL"},
+      {"DUE TO JOB REQUEUE", "REQUEUED"}};
+  for (const auto& [phrase, word] : kDueTo)
+    if (up.find(phrase) != std::string::npos) return word;
+  const auto end = up.find_first_of(" +");
+  return up.substr(0, end);
 }
 
 // A class together with the evidence behind it.
@@ -143,7 +148,7 @@ std::string exit_claim(const Exit& e, const RunStatus& st) {
 class Decider {
  public:
   Decider(const RuleSet& r, const ScanResult& s, const RunStatus& st) : rules_(r), scan_(s), st_(st) {
-    if (st.slurm_state) slurm_ = upper_word(*st.slurm_state);
+    if (st.slurm_state) slurm_ = state_word(*st.slurm_state);
     exit_ = read_exit(st, slurm_);
   }
   Verdict run();
@@ -171,6 +176,16 @@ class Decider {
   bool done_but_bad(Facts& facts);
   bool ends_in_setup_chatter(std::vector<Citation>& last) const;
   const Citation* finish_marker_near_end() const;
+  const Marker* announced_end_reached() const;
+  // Healthy by the text alone (no exit status): FIN the program's end-of-run line, END
+  // the line that shows the announced length reached; with neither, only a loss that fell.
+  void healthy_from_text(const Citation* fin, const Marker* end, Facts& facts);
+  // "the loss went from 2.2 (line 46) to 0.33 (line 1608) over N values", or with the
+  // medians of the first and last values and the lines they span.
+  std::string loss_summary() const;
+  // The first and last loss lines as printed, as evidence.
+  void cite_loss_ends();
+  bool completed_by_log_ = false;  // a pasted log whose program says it finished
   void cite_marker(const Marker& m, const std::string& rule, const std::string& claim);
   // The exit status, Slurm's state and the time used against the limit, as shows.
   void show_status();
@@ -309,7 +324,10 @@ void Decider::collect() {
            std::to_string(L.nonfinite()) + " non-finite " + L.key() + " value(s) from line " +
                std::to_string(L.first_nonfinite_line()) + ", but later values were finite again",
            "loss", {}, L.nonfinite(), 1};
-    recovered_["nan_loss"] = c;
+    // Without an exit status nothing says the run got past them: repeated non-finite
+    // losses are then the best lead (a later finite series may be another run).
+    if (!exit_.code && slurm_.empty() && L.nonfinite() >= 3) add_cand(c);
+    else recovered_["nan_loss"] = c;
   }
 
   // The scheduler's own record.
@@ -701,9 +719,7 @@ Verdict Decider::run() {
   }
   const auto tr = scan_.loss.trend();
   if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few)
-    v_.shows.push_back("the " + scan_.loss.key() + " went from about " + fmt(tr.start) + " (line " +
-                       std::to_string(tr.start_line) + ") to about " + fmt(tr.end) + " (line " + std::to_string(tr.end_line) +
-                       ") over " + std::to_string(scan_.loss.count()) + " values");
+    v_.shows.push_back(loss_summary());
 
   // 3. Implies / cannot decide / remedy, from the rule data.
   add_text(p.cls, facts);
@@ -840,6 +856,28 @@ Verdict Decider::run() {
   return std::move(v_);
 }
 
+std::string Decider::loss_summary() const {
+  const LossTracker& L = scan_.loss;
+  const auto tr = L.trend();
+  const std::string n = " over " + std::to_string(L.count()) + " values";
+  if (tr.window <= 1)
+    return "the " + L.key() + " went from " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) + ") to " +
+           fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ")" + n;
+  return "the " + L.key() + " went from a median of " + fmt(tr.start) + " (the first " + std::to_string(tr.window) +
+         " values, lines " + std::to_string(tr.start_line) + "-" + std::to_string(tr.start_to) + ") to a median of " +
+         fmt(tr.end) + " (the last " + std::to_string(tr.window) + ", lines " + std::to_string(tr.end_from) + "-" +
+         std::to_string(tr.end_line) + ")" + n;
+}
+
+void Decider::cite_loss_ends() {
+  const auto tr = scan_.loss.trend();
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
+    if (rules_.rules[i].id != "progress.loss") continue;
+    for (const Hit* h : scan_.hits[i].all())
+      if (h->line == tr.start_line || h->line == tr.end_line) v_.evidence.push_back(Citation{h->line, h->text, "progress.loss"});
+  }
+}
+
 void Decider::show_status() {
   const std::string ec = exit_claim(exit_, st_);
   if (!ec.empty()) v_.shows.push_back(ec);
@@ -864,14 +902,10 @@ bool Decider::done_but_bad(Facts& facts) {
   const ProgressTracker& P = scan_.progress;
   const LossTracker& L = scan_.loss;
   const auto tr = L.trend();
-  const auto loss_claim = [&] {
-    return "the " + L.key() + " went from about " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) + ") to about " +
-           fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ") over " + std::to_string(L.count()) + " values";
-  };
   const bool has_trend = tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few;
   const auto decide = [&](const char* cls, double conf, const std::string& first_implication) {
     set_class(cls);
-    if (has_trend) v_.shows.push_back(loss_claim());
+    if (has_trend) v_.shows.push_back(loss_summary());
     add_text(cls, facts);
     if (!first_implication.empty()) v_.implies.insert(v_.implies.begin(), first_implication);
     if (slurm_ == "COMPLETED") conf += 0.05;
@@ -888,7 +922,7 @@ bool Decider::done_but_bad(Facts& facts) {
 
   // Without an exit status (a pasted log, a fragment) only a loss that clearly went
   // wrong is a verdict: few steps or slow steps may just be where the paste ends.
-  const bool loss_only = !exit_.zero;
+  const bool loss_only = !exit_.zero && !completed_by_log_;
   // 1. Resume requested, nothing loaded, and training visibly started over.
   if (!loss_only && (P.resume_request || !st_.resume_expected.empty()) && !P.load) {
     const auto head = L.head();
@@ -914,7 +948,9 @@ bool Decider::done_but_bad(Facts& facts) {
   // 2. A handful of steps.
   // Only counted steps count: frameworks log the loss every N steps, so a few loss
   // lines alone do not prove a few steps.
-  if (!loss_only && steps >= 1 && steps <= 3 && (P.have_step || P.total_steps)) {
+  // A run planned to be that short is no better: ten steps or fewer, all done.
+  const bool handful = steps <= 3 || (P.total_steps && P.total_steps <= 10 && steps <= P.total_steps);
+  if (!loss_only && steps >= 1 && handful && (P.have_step || P.total_steps)) {
     v_.shows.push_back("training stopped after " + std::to_string(steps) + " step(s)" +
                        (P.total_steps ? " (the run planned " + std::to_string(P.total_steps) + ")" : ""));
     if (L.count()) v_.shows.push_back(std::to_string(L.count()) + " loss value(s) were printed");
@@ -951,8 +987,7 @@ bool Decider::done_but_bad(Facts& facts) {
   const bool frozen = last && last->value > 0.01 &&
                       (repeats >= 5 || (repeats >= 3 && !progress_bar && printed_digits(last->value) >= 4));
   const auto diverged = [&] {
-    v_.evidence.push_back(Citation{tr.start_line, "loss " + fmt(tr.start) + " (mean of the first values)", "progress.loss"});
-    v_.evidence.push_back(Citation{tr.end_line, "loss " + fmt(tr.end) + " (mean of the last values)", "progress.loss"});
+    cite_loss_ends();
     std::string why = tr.trend == LossTracker::Trend::up ? "The run completed, but the loss rose instead of falling."
                                                          : "The run completed, but the loss never moved.";
     if (grad_zero) {
@@ -1018,8 +1053,10 @@ bool Decider::done_but_bad(Facts& facts) {
     return true;
   };
   // A step that is mostly waiting for data is visible in any stretch of the log.
-  if (loss_only && data_frac >= 0.7) return starved(0.5);
-  if (loss_only) return false;
+  // Throughput needs the run's real end: a pasted log's own "finished" line is not enough.
+  const bool throughput_unknown = loss_only || completed_by_log_;
+  if (throughput_unknown && data_frac >= 0.7) return starved(0.5);
+  if (throughput_unknown) return false;
   // 4. A setting that wastes the hardware.
   {
     const bool save_each = P.ckpt_saves >= 5 && steps > 0 && P.ckpt_saves * 2 >= steps;
@@ -1145,37 +1182,85 @@ bool Decider::ends_in_setup_chatter(std::vector<Citation>& last) const {
   return !last.empty();
 }
 
-// A training framework's own end-of-training line among the last lines of the log.
+// The training program's own end-of-run line (rule progress.run_end) among the last
+// lines of the log: nothing but shutdown chatter may follow it.
 const Citation* Decider::finish_marker_near_end() const {
-  static const RE2 finished(
-      R"((?i)`?Trainer\.fit`? stopped: `?max_(?:steps|epochs)=\d+`? reached|\*{5} train metrics \*{5}|'train_runtime'|)"
-      R"(\btraining (?:completed|finished|is done|done)\b|\bfinished training\b|Training of \S+ (?:completed|finished))");
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i)
+    if (rules_.rules[i].id == "progress.run_end")
+      for (const Hit* h : scan_.hits[i].all()) last = std::max(last, h->line);
+  if (!last) return nullptr;
   int n = 0;
-  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && n < 15; ++it, ++n)
-    if (RE2::PartialMatch(it->text, finished)) return &*it;
+  for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && n < 25; ++it, ++n)
+    if (it->line == last) return &*it;
   return nullptr;
+}
+
+// Whether the run reached the length it announced ("Epoch 50/50", "step 1000/1000"; a
+// last epoch counted from 0 prints 49/50); the line that shows it, or null.
+const Marker* Decider::announced_end_reached() const {
+  const ProgressTracker& P = scan_.progress;
+  if (P.total_steps && P.last_counted_step && P.max_step >= P.total_steps) return &P.last_counted_step;
+  if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
+  return nullptr;
+}
+
+// No cause and no disposition: healthy needs positive evidence.
+void Decider::healthy_from_text(const Citation* fin, const Marker* end, Facts& facts) {
+  const auto tr = scan_.loss.trend();
+  const bool down = tr.trend == LossTracker::Trend::down;
+  set_class("healthy");
+  double conf = 0.3;
+  if (fin) {
+    v_.evidence.push_back(Citation{fin->line, fin->text, "progress.run_end"});
+    v_.shows.push_back("line " + std::to_string(fin->line) + ": the training program says that it finished");
+    conf += 0.15;
+  }
+  if (end) {
+    const ProgressTracker& P = scan_.progress;
+    const bool by_step = end == &P.last_counted_step;
+    cite_marker(*end, "progress.announced_end",
+                by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced"
+                        : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
+                              " announced: the run reached its planned length");
+    conf += 0.15;
+  }
+  if (down) {
+    v_.shows.push_back(loss_summary());
+    conf += 0.15;
+  }
+  v_.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(scan_.lines) + " lines");
+  add_text("healthy", facts);
+  v_.confidence = std::min(conf, 0.65);
+  if (!fin && !end)
+    v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                            "The log stops while training still runs, with no end-of-run line and no announced length "
+                            "reached: the run may have gone on to finish, or been stopped after this point.");
+  v_.cannot_decide.insert(v_.cannot_decide.begin(),
+                          "No exit status was given: the process may still have failed after the last line (saving, "
+                          "evaluation, shutdown).");
 }
 
 // No cause and no disposition: healthy needs positive evidence.
 Verdict Decider::healthy_or_not() {
   const auto tr = scan_.loss.trend();
   show_status();
-  auto loss_claim = [&] {
-    return "the " + scan_.loss.key() + " went from about " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) +
-           ") to about " + fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ") over " +
-           std::to_string(scan_.loss.count()) + " values";
-  };
   Facts facts;
   if (exit_.code) facts.emplace_back("exit_code", std::to_string(*exit_.code));
   const ProgressTracker& P = scan_.progress;
 
+  // A pasted log: no exit status, no scheduler state, nothing the wrapper knows.
+  const bool pasted = !exit_.code && slurm_.empty() && !st_.exec_failed;
+  const Citation* fin = pasted ? finish_marker_near_end() : nullptr;
+  std::vector<Citation> chatter;  // a pasted log's last lines, when all are distributed set-up
+  if (pasted && !fin) ends_in_setup_chatter(chatter);
   if (exit_.zero) {
     if (!done_but_bad(facts)) {
       set_class("healthy");
       double conf = 0.5;
       const bool down = tr.trend == LossTracker::Trend::down;
       if (down) {
-        v_.shows.push_back(loss_claim());
+        v_.shows.push_back(loss_summary());
         conf += 0.25;
       }
       if (P.have_step || P.progress_lines)
@@ -1196,7 +1281,7 @@ Verdict Decider::healthy_or_not() {
                                 "Only " + std::to_string(scan_.loss.count()) +
                                     " loss value(s) were printed: too few to tell whether it learned.");
       } else if (tr.trend == LossTracker::Trend::flat) {
-        v_.cannot_decide.insert(v_.cannot_decide.begin(), "The loss barely moved (" + loss_claim() + "); it may not have learned.");
+        v_.cannot_decide.insert(v_.cannot_decide.begin(), "The loss barely moved (" + loss_summary() + "); it may not have learned.");
       }
       if (!st_.events_collected) v_.cannot_decide.push_back("No kernel log was given: a latent GPU fault (Xid/ECC) during the run cannot be excluded.");
       v_.confidence = std::min(conf, 0.95);
@@ -1204,28 +1289,24 @@ Verdict Decider::healthy_or_not() {
       if (P.loader_warning)
         finding("underutilized", "suspected: line " + std::to_string(P.loader_warning.line) + ": " + P.loader_warning.text, 0.3, {});
     }
-  } else if (!exit_.code && slurm_.empty() && !st_.exec_failed && done_but_bad(facts)) {
+  } else if (pasted && fin) {
+    // The program says it finished: judge it as a completed run (a handful of steps, a
+    // loss that went wrong), else healthy as far as the text goes.
+    completed_by_log_ = true;
+    if (!done_but_bad(facts)) healthy_from_text(fin, nullptr, facts);
+  } else if (pasted && done_but_bad(facts)) {
     // No exit status, no error, but the loss says the training went wrong.
-  } else if (const Citation* fin = !exit_.code && slurm_.empty() && !st_.exec_failed && tr.trend != LossTracker::Trend::up
-                                        ? finish_marker_near_end()
-                                        : nullptr) {
-    // A pasted log with no exit status that ends with the framework's own "training
-    // finished" line and no error: healthy as far as the text goes.
-    set_class("healthy");
-    v_.evidence.push_back(Citation{fin->line, fin->text, "progress.finished"});
-    v_.shows.push_back("line " + std::to_string(fin->line) + ": the training loop reports that it finished");
-    if (tr.trend == LossTracker::Trend::down) v_.shows.push_back(loss_claim());
-    v_.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(scan_.lines) + " lines");
-    add_text("healthy", facts);
-    v_.confidence = tr.trend == LossTracker::Trend::down ? 0.5 : 0.4;
-    v_.cannot_decide.insert(v_.cannot_decide.begin(),
-                            "No exit status was given: the process may still have failed after this line (saving, "
-                            "evaluation, shutdown).");
-  } else if (std::vector<Citation> last; !exit_.code && slurm_.empty() && !st_.exec_failed && ends_in_setup_chatter(last)) {
+  } else if (const Marker* end = pasted && tr.trend != LossTracker::Trend::up ? announced_end_reached() : nullptr) {
+    healthy_from_text(nullptr, end, facts);
+  } else if (pasted && chatter.empty() && tr.trend == LossTracker::Trend::down && scan_.loss.finite_count() >= 8) {
+    // Still training when the text stops, learning, and no error: the best reading is a
+    // healthy run (a log copied or captured before the end), said to be unconfirmed.
+    healthy_from_text(nullptr, nullptr, facts);
+  } else if (!chatter.empty()) {
     // A pasted log that stops inside NCCL / process-group set-up, with no error after it:
     // the classic picture of ranks waiting for each other forever.
     set_class("hang");
-    v_.evidence.insert(v_.evidence.end(), last.begin(), last.end());
+    v_.evidence.insert(v_.evidence.end(), chatter.begin(), chatter.end());
     v_.shows.push_back("the log ends (line " + std::to_string(scan_.lines) +
                        ") in distributed set-up messages (NCCL / process-group initialisation) with no error after them");
     add_text("hang", facts);
@@ -1242,7 +1323,7 @@ Verdict Decider::healthy_or_not() {
       v_.shows.push_back("no rule recognised a cause in " + std::to_string(scan_.lines) + " lines");
       v_.confidence = 0.3;
     }
-    if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few) v_.shows.push_back(loss_claim());
+    if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few) v_.shows.push_back(loss_summary());
     int n = 0;
     for (auto it = scan_.tail.rbegin(); it != scan_.tail.rend() && n < 3; ++it) {
       if (it->text.find_first_not_of(' ') == std::string::npos) continue;

@@ -85,8 +85,8 @@ LossTracker::TrendInfo LossTracker::trend() const {
     t.trend = Trend::too_few;
     t.start = all.front().value;
     t.end = all.back().value;
-    t.start_line = all.front().line;
-    t.end_line = all.back().line;
+    t.start_line = t.start_to = all.front().line;
+    t.end_line = t.end_from = all.back().line;
     return t;
   }
   // Compare the mean of the first quarter with the mean of the last quarter (of the kept
@@ -95,7 +95,10 @@ LossTracker::TrendInfo LossTracker::trend() const {
   t.start = mean(all, 0, q);
   t.end = mean(all, all.size() - q, all.size());
   t.start_line = all.front().line;
+  t.start_to = all[q - 1].line;
   t.end_line = all.back().line;
+  t.end_from = all[all.size() - q].line;
+  t.window = q;
   const double scale = std::max(std::fabs(t.start), 1e-9);
   const double rel = (t.end - t.start) / scale;
   if (rel <= -0.02) t.trend = Trend::down;

@@ -42,8 +42,13 @@ class LossTracker {
   enum class Trend { none, too_few, down, flat, up };
   struct TrendInfo {
     Trend trend = Trend::none;
+    // START and END are medians of the first and last WINDOW values, printed on lines
+    // start_line..start_to and end_from..end_line; with a window of 1 they are the very
+    // values printed on start_line and end_line.
     double start = 0, end = 0;
     std::uint64_t start_line = 0, end_line = 0;
+    std::uint64_t start_to = 0, end_from = 0;
+    std::size_t window = 1;
   };
   TrendInfo trend() const;
 

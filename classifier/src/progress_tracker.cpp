@@ -195,6 +195,14 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
         epoch_no_ = e;
         ++epoch_index_;
       }
+      // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
+      const auto total = b.empty() ? 0 : static_cast<std::uint64_t>(num(b));
+      if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
+          (static_cast<std::uint64_t>(e) > max_epoch || !last_epoch)) {
+        max_epoch = static_cast<std::uint64_t>(e);
+        total_epochs = std::max(total_epochs, total);
+        last_epoch = Marker{line, cut(s)};
+      }
     }
   }
   // "Total optimization steps = 40", "max_steps=256": the planned length.
@@ -208,6 +216,7 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   if (RE2::PartialMatch(sp, p.step_setting)) return;
   if (RE2::PartialMatch(sp, p.step, &a, &b) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
     note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
+    if (!b.empty() && static_cast<std::uint64_t>(num(a)) == max_step) last_counted_step = Marker{line, cut(s)};
     is_progress = true;
     return;
   }

@@ -78,6 +78,9 @@ class ProgressTracker {
   // Steps.
   bool have_step = false;
   std::uint64_t max_step = 0, first_step = 0, total_steps = 0;
+  std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
+  Marker last_epoch;                               // the line with the highest such epoch
+  Marker last_counted_step;                        // the line of the highest "step N/M"
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
   Series step_time, data_time, grad_norm, lr;

@@ -24,15 +24,6 @@ const Classifier& reference() {
   return c;
 }
 
-std::vector<fs::path> logs_under(const fs::path& dir) {
-  std::vector<fs::path> out;
-  if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".log") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(FastPath, EveryBuiltinRuleIsTakenByTheMatcher) {
   ASSERT_TRUE(builtin().build_fast_matcher());
   EXPECT_TRUE(builtin().engine_notes().empty()) << builtin().engine_notes().front();

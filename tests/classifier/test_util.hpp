@@ -1,6 +1,9 @@
 #pragma once
+#include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpualert/classifier/classifier.hpp"
 #include "gpualert/classifier/verdict_format.hpp"
@@ -27,6 +30,16 @@ inline bool has_secondary(const Verdict& v, const std::string& cls) {
   for (const auto& f : v.secondary)
     if (f.cls == cls) return true;
   return false;
+}
+
+// Every *.log under DIR, sorted (none when DIR is absent).
+inline std::vector<std::filesystem::path> logs_under(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".log") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 inline std::string to_text_for_test(const Verdict& v) { return "\n" + to_text(v); }

@@ -1,0 +1,100 @@
+// Logs without an exit status (a pasted or copied log, as `gpualert classify` meets
+// them): healthy needs the program's own end-of-run line, the announced length
+// reached, or at least a loss that kept falling; never one without an error check.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_util.hpp"
+
+namespace gpualert::classify::test {
+namespace {
+
+// SHAPE is a test's own printf format: one of a few training-output shapes.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+std::string falling(int n, const char* shape, int total = 0) {
+  std::string out;
+  char line[128];
+  for (int i = 1; i <= n; ++i) {
+    std::snprintf(line, sizeof line, shape, i, total ? total : n, 2.0 / (1.0 + 0.3 * i) + 0.01 * (i % 3));
+    out += line;
+  }
+  return out;
+}
+#pragma GCC diagnostic pop
+
+bool cannot_decide_mentions(const Verdict& v, const std::string& what) {
+  for (const auto& c : v.cannot_decide)
+    if (c.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(PastedLog, TheProgramsOwnEndOfRunLineMakesItHealthy) {
+  for (const char* end : {"Training complete.", "2021-05-10 | INFO | fairseq_cli.train | done training in 4186.5 seconds",
+                          "INFO - Evaluation completed. LSTM script finished successfully.",
+                          "Early stopping at epoch 23 after 10 epochs without val_acc improvement."}) {
+    const Verdict v = run(falling(6, "epoch %d loss=%.4f\n") + end + "\n", std::nullopt);
+    EXPECT_EQ(v.cls, "healthy") << end;
+    EXPECT_LT(v.confidence, 0.7) << "no exit status: never a certainty";
+    EXPECT_TRUE(cannot_decide_mentions(v, "No exit status")) << end;
+  }
+}
+
+TEST(PastedLog, AnErrorStillWinsOverAnEndOfRunLine) {
+  const Verdict v = run(falling(6, "epoch %d loss=%.4f\n") +
+                            "Training complete.\nTraceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+                            "FileNotFoundError: [Errno 2] No such file or directory: 'best.pt'\n",
+                        std::nullopt);
+  EXPECT_EQ(v.cls, "file_not_found");
+}
+
+TEST(PastedLog, TheAnnouncedLengthReachedMakesItHealthy) {
+  const Verdict v = run(falling(10, "Epoch: %d / %d  Training loss: %.4f\n"), std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+  bool cites_last_epoch = false;
+  for (const auto& c : v.evidence) cites_last_epoch |= c.line == 10;
+  EXPECT_TRUE(cites_last_epoch);
+  // Stopped at epoch 3 of 10 with no end line: still the best reading, said to be unconfirmed.
+  const Verdict early = run(falling(9, "Epoch: %d / %d  Training loss: %.4f\n", 40), std::nullopt);
+  EXPECT_EQ(early.cls, "healthy");
+  EXPECT_TRUE(cannot_decide_mentions(early, "stops while training still runs"));
+  EXPECT_LT(early.confidence, v.confidence);
+}
+
+TEST(PastedLog, AFewLossValuesWithoutAnEndAreNotEnough) {
+  EXPECT_EQ(run(falling(5, "epoch %d loss=%.4f\n"), std::nullopt).cls, "unknown");
+}
+
+TEST(PastedLog, ARisingLossIsNotHealthyEvenWhenItSaysItFinished) {
+  std::string log;
+  for (int i = 1; i <= 12; ++i) log += "step " + std::to_string(i) + " loss " + std::to_string(1.0 + 0.5 * i) + "\n";
+  EXPECT_EQ(run(log + "Training finished.\n", std::nullopt).cls, "divergence");
+}
+
+TEST(PastedLog, AFinishedRunOfAHandfulOfPlannedStepsIsUndertrained) {
+  const Verdict v = run("***** Running training *****\n  Total optimization steps = 4\n" +
+                            falling(4, "step %d/%d loss %.4f\n") + "Training completed. Do not forget to share your model\n",
+                        std::nullopt);
+  EXPECT_EQ(v.cls, "undertrained");
+}
+
+TEST(PastedLog, RepeatedNonFiniteLossesAreTheLeadWithoutAnExitStatus) {
+  std::string log = falling(10, "epoch %d loss=%.4f\n");
+  for (int i = 0; i < 4; ++i) log += "Batch " + std::to_string(i * 100) + ", Loss: nan\n";
+  log += falling(10, "epoch %d loss=%.4f\n");
+  EXPECT_EQ(run(log, std::nullopt).cls, "nan_loss");
+  EXPECT_EQ(run(log, 0).cls, "healthy") << "exit 0: the run got past them";
+}
+
+TEST(PastedLog, TheSlurmBannerStateNamesTheRealEnding) {
+  const std::string log = falling(8, "epoch %d loss=%.4f\n");
+  EXPECT_EQ(run(log, std::nullopt, "CANCELLED DUE TO TIME LIMIT").cls, "timeout");
+  EXPECT_EQ(run(log, std::nullopt, "CANCELLED DUE TO PREEMPTION").cls, "preempted");
+  EXPECT_EQ(run(log, std::nullopt, "CANCELLED DUE TO NODE FAILURE").cls, "node_fail");
+  EXPECT_EQ(run(log, std::nullopt, "CANCELLED by 1002").cls, "cancelled");
+  EXPECT_EQ(run(log, std::nullopt, "CANCELLED").cls, "cancelled");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
