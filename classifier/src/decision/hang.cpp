@@ -1,0 +1,46 @@
+// Hang vs timeout: output that stopped long before the end of a run the scheduler (or
+// someone) ended is a hang; the disposition becomes how it ended, not why.
+#include "analyzers.hpp"
+
+#include <algorithm>
+
+#include "wording.hpp"
+
+namespace gpualert::classify::detail {
+
+void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_primary, std::optional<Cand>& ended_by) {
+  const ProgressTracker& P = d.scan.progress;
+  std::optional<double> silent;
+  std::string how;
+  if (d.st.seconds_silent_before_end) {
+    silent = *d.st.seconds_silent_before_end;
+    how = "the capture timeline shows no output for the last " + fmt(*silent) + " s of the run";
+  } else if (P.progress_bound_ts() && P.last_ts > P.progress_bound_ts() && P.last_ts_line > P.last_progress_line) {
+    silent = static_cast<double>(P.last_ts - P.progress_bound_ts());
+    how = "no progress was printed after line " + std::to_string(P.last_progress_line) + " for at least " + duration_text(*silent) +
+          " before the last time stamp in the log (line " + std::to_string(P.last_ts_line) + ")";
+  } else if (!P.progress_lines && P.last_output_ts && P.last_ts > P.last_output_ts && P.last_ts_line > P.last_output_ts_line) {
+    // No training progress at all: the job's own last stamped line vs the scheduler's.
+    silent = static_cast<double>(P.last_ts - P.last_output_ts);
+    how = "the job never printed training progress, and its last time-stamped line (line " +
+          std::to_string(P.last_output_ts_line) + ") came " + duration_text(*silent) + " before the scheduler's (line " +
+          std::to_string(P.last_ts_line) + ")";
+  }
+  const double step = P.step_time.count() ? P.step_time.late() : 0;
+  const double need = std::max(d.st.hang_after_s, 20.0 * step);
+  const int sig = d.exit_status.signal ? d.exit_status.signal : d.log_signal;
+  const bool killed = (primary && primary->cls == "signal_kill" && (sig == 15 || sig == 9 || sig == 2)) ||
+                      (primary && primary->suspected) ||
+                      (primary && primary->cls == "unknown") || (d.exit_status.code && *d.exit_status.code == 124 && !primary);
+  const bool ended = disposition_primary && primary &&
+                     (primary->cls == "timeout" || primary->cls == "cancelled" || primary->cls == "preempted");
+  if (silent && *silent >= need && (ended || killed || (!primary && !d.exit_status.zero))) {
+    if (primary) ended_by = primary;
+    Cand h{"hang", 60, P.last_progress_line, nullptr, how + ": the job stopped making progress long before it was ended",
+           "log", {}, 1, 1};
+    primary = h;
+    disposition_primary = false;
+  }
+}
+
+}  // namespace gpualert::classify::detail

@@ -1,0 +1,200 @@
+// No cause and no disposition: healthy needs positive evidence (exit 0 and a run that
+// learned; without an exit status, the program's own end-of-run line, the announced
+// length reached, or a loss that kept falling), else hang (a log that ends in set-up
+// chatter) or unknown, saying what would decide it.
+#include "analyzers.hpp"
+
+#include <algorithm>
+
+#include "re2/re2.h"
+#include "wording.hpp"
+
+namespace gpualert::classify::detail {
+
+bool ends_in_setup_chatter(const Decision& d, std::vector<Citation>& last) {
+  static const RE2 chatter(
+      R"(NCCL INFO|Reducer buckets have been rebuilt|Distributed group initialized|Initializing (?:process group|distributed)|)"
+      R"(store_based_barrier_key|Completed store-based barrier|Init COMPLETE|Connected all (?:rings|trees)|)"
+      R"(Added key: |Rank \d+ is waiting|MASTER_ADDR=|Setting up distributed|Using network (?:IB|Socket)|)"
+      R"(init_distributed|Initializing TorchBackend|batch_all_reduce: \d+ all-reduces)");
+  std::vector<const Citation*> lines;  // the last non-blank lines, newest first
+  for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && lines.size() < 4; ++it)
+    if (it->text.find_first_not_of(" \t") != std::string::npos) lines.push_back(&*it);
+  // A paste cut mid-line leaves a stub that starts like the line before it: skip it.
+  if (lines.size() >= 2 && lines[0]->text.size() < lines[1]->text.size() &&
+      lines[1]->text.compare(0, lines[0]->text.size(), lines[0]->text) == 0)
+    lines.erase(lines.begin());
+  for (std::size_t i = 0; i < lines.size() && i < 3; ++i) {
+    if (!RE2::PartialMatch(lines[i]->text, chatter)) return false;
+    last.insert(last.begin(), *lines[i]);
+  }
+  return !last.empty();
+}
+
+const Citation* finish_marker_near_end(const Decision& d) {
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < d.rules.rules.size(); ++i)
+    if (d.rules.rules[i].id == "progress.run_end")
+      for (const Hit* h : d.scan.hits[i].all()) last = std::max(last, h->line);
+  if (!last) return nullptr;
+  int n = 0;
+  for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && n < 25; ++it, ++n)
+    if (it->line == last) return &*it;
+  return nullptr;
+}
+
+const Marker* announced_end_reached(const Decision& d) {
+  const ProgressTracker& P = d.scan.progress;
+  if (P.total_steps && P.last_counted_step && P.max_step >= P.total_steps) return &P.last_counted_step;
+  if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
+  return nullptr;
+}
+
+void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Facts& facts) {
+  const auto tr = d.scan.loss.trend();
+  const bool down = tr.trend == LossTracker::Trend::down;
+  d.set_class("healthy");
+  double conf = 0.3;
+  if (fin) {
+    d.v.evidence.push_back(Citation{fin->line, fin->text, "progress.run_end"});
+    d.v.shows.push_back("line " + std::to_string(fin->line) + ": the training program says that it finished");
+    conf += 0.15;
+  }
+  if (end) {
+    const ProgressTracker& P = d.scan.progress;
+    const bool by_step = end == &P.last_counted_step;
+    d.cite_marker(*end, "progress.announced_end",
+                by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced"
+                        : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
+                              " announced: the run reached its planned length");
+    conf += 0.15;
+  }
+  if (down) {
+    d.v.shows.push_back(d.loss_summary());
+    conf += 0.15;
+  }
+  d.v.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(d.scan.lines) + " lines");
+  d.add_text("healthy", facts);
+  d.v.confidence = std::min(conf, 0.65);
+  if (!fin && !end)
+    d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                            "The log stops while training still runs, with no end-of-run line and no announced length "
+                            "reached: the run may have gone on to finish, or been stopped after this point.");
+  d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                          "No exit status was given: the process may still have failed after the last line (saving, "
+                          "evaluation, shutdown).");
+}
+
+Verdict healthy_or_not(Decision& d) {
+  const auto tr = d.scan.loss.trend();
+  d.show_status();
+  Facts facts;
+  if (d.exit_status.code) facts.emplace_back("exit_code", std::to_string(*d.exit_status.code));
+  const ProgressTracker& P = d.scan.progress;
+
+  // A pasted log: no exit status, no scheduler state, nothing the wrapper knows.
+  const bool pasted = !d.exit_status.code && d.slurm.empty() && !d.st.exec_failed;
+  const Citation* fin = pasted ? finish_marker_near_end(d) : nullptr;
+  std::vector<Citation> chatter;  // a pasted log's last lines, when all are distributed set-up
+  if (pasted && !fin) ends_in_setup_chatter(d, chatter);
+  if (d.exit_status.zero) {
+    if (!done_but_bad(d, facts)) {
+      d.set_class("healthy");
+      double conf = 0.5;
+      const bool down = tr.trend == LossTracker::Trend::down;
+      if (down) {
+        d.v.shows.push_back(d.loss_summary());
+        conf += 0.25;
+      }
+      if (P.have_step || P.progress_lines)
+        d.v.shows.push_back(std::to_string(P.have_step ? P.max_step : P.progress_lines) +
+                           (P.have_step ? " training steps were reached" : " progress lines were printed"));
+      if (d.slurm == "COMPLETED") conf += 0.1;
+      d.v.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(d.scan.lines) + " lines");
+      d.add_text("healthy", facts);
+      if (tr.trend == LossTracker::Trend::none) {
+        conf = std::min(conf, 0.35);
+        d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                                "Training correctness: unverifiable. No training-progress format was recognised (no loss "
+                                "values), so whether the model learned cannot be checked from the log; only the exit status "
+                                "says it ended normally.");
+      } else if (tr.trend == LossTracker::Trend::too_few) {
+        conf = std::min(conf, 0.4);
+        d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                                "Only " + std::to_string(d.scan.loss.count()) +
+                                    " loss value(s) were printed: too few to tell whether it learned.");
+      } else if (tr.trend == LossTracker::Trend::flat) {
+        d.v.cannot_decide.insert(d.v.cannot_decide.begin(), "The loss barely moved (" + d.loss_summary() + "); it may not have learned.");
+      }
+      if (!d.st.events_collected) d.v.cannot_decide.push_back("No kernel log was given: a latent GPU fault (Xid/ECC) during the run cannot be excluded.");
+      d.v.confidence = std::min(conf, 0.95);
+      // Suspicions that are not strong enough to be the verdict.
+      if (P.loader_warning)
+        d.finding("underutilized", "suspected: line " + std::to_string(P.loader_warning.line) + ": " + P.loader_warning.text, 0.3, {});
+    }
+  } else if (pasted && fin) {
+    // The program says it finished: judge it as a completed run (a handful of steps, a
+    // loss that went wrong), else healthy as far as the text goes.
+    d.completed_by_log = true;
+    if (!done_but_bad(d, facts)) healthy_from_text(d, fin, nullptr, facts);
+  } else if (pasted && done_but_bad(d, facts)) {
+    // No exit status, no error, but the loss says the training went wrong.
+  } else if (const Marker* end = pasted && tr.trend != LossTracker::Trend::up ? announced_end_reached(d) : nullptr) {
+    healthy_from_text(d, nullptr, end, facts);
+  } else if (pasted && chatter.empty() && tr.trend == LossTracker::Trend::down && d.scan.loss.finite_count() >= 8) {
+    // Still training when the text stops, learning, and no error: the best reading is a
+    // healthy run (a log copied or captured before the end), said to be unconfirmed.
+    healthy_from_text(d, nullptr, nullptr, facts);
+  } else if (!chatter.empty()) {
+    // A pasted log that stops inside NCCL / process-group set-up, with no error after it:
+    // the classic picture of ranks waiting for each other forever.
+    d.set_class("hang");
+    d.v.evidence.insert(d.v.evidence.end(), chatter.begin(), chatter.end());
+    d.v.shows.push_back("the log ends (line " + std::to_string(d.scan.lines) +
+                       ") in distributed set-up messages (NCCL / process-group initialisation) with no error after them");
+    d.add_text("hang", facts);
+    d.v.confidence = 0.3;
+    d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                            "No exit status or timing was given: that the job stalled here is inferred from where its "
+                            "output stops; a log cut short by whoever copied it looks the same.");
+  } else {
+    d.set_class("unknown");
+    if (!d.exit_status.code && d.slurm.empty()) {
+      d.v.shows.push_back("no exit status was given and no rule matched in " + std::to_string(d.scan.lines) + " lines");
+      d.v.confidence = 0.2;
+    } else {
+      d.v.shows.push_back("no rule recognised a cause in " + std::to_string(d.scan.lines) + " lines");
+      d.v.confidence = 0.3;
+    }
+    if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few) d.v.shows.push_back(d.loss_summary());
+    int n = 0;
+    for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && n < 3; ++it) {
+      if (it->text.find_first_not_of(' ') == std::string::npos) continue;
+      d.v.evidence.insert(d.v.evidence.begin(), Citation{it->line, it->text, "tail"});
+      ++n;
+    }
+    if (n) d.v.shows.push_back("the log ends at line " + std::to_string(d.scan.lines) + " with the lines cited below");
+    d.add_text("unknown", facts);
+    if (!d.exit_status.code && d.slurm.empty())
+      d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                              "Without an exit status it is not even known whether the job failed.");
+    else
+      d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                              "Why the process ended with this status: the log holds no recognised error, signal or scheduler message.");
+  }
+  d.add_side_findings("");
+  for (const Hit* h : d.signal_hits) {
+    // A plain exit status ("task 0: Exited with exit code 2") is no signal at all.
+    if (!h->signal) continue;
+    d.finding("signal_kill", "line " + std::to_string(h->line) + ": " + d.says(*h), 0.2, {h});
+    break;
+  }
+  d.v.facts = facts;
+  if (d.scan.partial) d.v.cannot_decide.push_back(d.gap_text());
+  if (d.scan.long_lines)
+    d.v.cannot_decide.push_back(std::to_string(d.scan.long_lines) + " over-long line(s) were read only in their first 64 KiB.");
+  if (d.v.cannot_decide.empty()) d.v.cannot_decide.push_back("Nothing beyond what the log and the exit status show.");
+  return std::move(d.v);
+}
+
+}  // namespace gpualert::classify::detail

@@ -1,0 +1,93 @@
+// Evidence from the rules that matched the log, and from the loss values: per class the
+// earliest strong hit decides; warnings, hints and errors training ran past are kept apart.
+#include "analyzers.hpp"
+
+namespace gpualert::classify::detail {
+
+void collect_rule_evidence(Decision& d) {
+  // Slurm reports 0:0 for a job it timed out or cancelled: then "exit 0" is no sign of success.
+  static const char* const kEnded[] = {"TIMEOUT", "CANCELLED", "PREEMPTED", "NODE_FAIL", "FAILED", "OUT_OF_MEMORY",
+                                       "DEADLINE", "BOOT_FAIL", "REQUEUED"};
+  for (const char* s : kEnded)
+    if (d.slurm == s) d.exit_status.zero = false;
+  for (std::size_t i = 0; i < d.rules.rules.size(); ++i)
+    if (d.rules.rules[i].role == Role::disposition)
+      for (const Hit* h : d.scan.hits[i].all())
+        if (!h->on_warning) d.exit_status.zero = false;
+
+  for (std::size_t i = 0; i < d.rules.rules.size(); ++i) {
+    const Rule& r = d.rules.rules[i];
+    const RuleHits& rh = d.scan.hits[i];
+    if (rh.count == 0) continue;
+    const auto hits = rh.all();
+    if (r.role == Role::signal) {
+      for (const Hit* h : hits) {
+        d.signal_hits.push_back(h);
+        // The strongest signal evidence in the log: a crash signal beats SIGTERM/SIGINT.
+        const auto rank = [](int s) { return s == 11 || s == 9 || s == 7 || s == 6 || s == 4 || s == 8 ? 2 : (s ? 1 : 0); };
+        if (rank(h->signal) > rank(d.log_signal)) {
+          d.log_signal = h->signal;
+          d.log_signal_line = h->line;
+          d.log_signal_hit = h;
+        }
+      }
+      continue;
+    }
+    if (r.role == Role::disposition) {
+      for (const Hit* h : hits) {
+        if (h->on_warning) continue;
+        Cand c{r.cls, r.priority, h->line, h, d.says(*h), "log", {}, rh.count, 1};
+        if (!d.disposition || better(c, *d.disposition)) d.disposition = c;
+      }
+      continue;
+    }
+    if (r.role != Role::cause && r.role != Role::hint) continue;
+    // Per rule, the earliest strong hit decides; the rest support it.
+    std::vector<const Hit*> strong, weak, recovered;
+    for (const Hit* h : hits) {
+      if (h->on_warning || h->demoted || r.role == Role::hint) weak.push_back(h);
+      else if ((d.exit_status.zero || r.until_progress) && d.scan.last_progress_line > h->line) recovered.push_back(h);
+      else strong.push_back(h);
+    }
+    auto mk = [&](const std::vector<const Hit*>& v) {
+      Cand c{r.cls, r.priority, v.front()->line, v.front(), d.says(*v.front()), "log", v, rh.count, 1};
+      return c;
+    };
+    if (!strong.empty()) d.add_cand(mk(strong));
+    if (!weak.empty()) {
+      Cand c = mk(weak);
+      auto it = d.weak.find(c.cls);
+      if (it == d.weak.end() || better(c, it->second)) d.weak[c.cls] = c;
+    }
+    if (!recovered.empty()) {
+      Cand c = mk(recovered);
+      auto it = d.recovered.find(c.cls);
+      if (it == d.recovered.end() || better(c, it->second)) d.recovered[c.cls] = c;
+    }
+  }
+
+  // The loss: non-finite at the end is a cause; non-finite earlier and then finite is not.
+  const LossTracker& L = d.scan.loss;
+  const ClassText* nan_text = d.rules.text_for("nan_loss");
+  const int nan_prio = nan_text && nan_text->has_priority ? nan_text->priority : 70;
+  if (L.last_nonfinite()) {
+    Cand c{"nan_loss", nan_prio, L.nonfinite_streak_start(), nullptr,
+           "the " + L.key() + " value became non-finite at line " + std::to_string(L.nonfinite_streak_start()) +
+               " and stayed so to the last value printed (" + std::to_string(L.nonfinite()) + " non-finite of " +
+               std::to_string(L.count()) + " values)",
+           "loss", {}, L.nonfinite(), 1};
+    d.add_cand(c);
+  } else if (L.nonfinite() > 0) {
+    Cand c{"nan_loss", nan_prio, L.first_nonfinite_line(), nullptr,
+           std::to_string(L.nonfinite()) + " non-finite " + L.key() + " value(s) from line " +
+               std::to_string(L.first_nonfinite_line()) + ", but later values were finite again",
+           "loss", {}, L.nonfinite(), 1};
+    // Without an exit status nothing says the run got past them: repeated non-finite
+    // losses are then the best lead (a later finite series may be another run).
+    if (!d.exit_status.code && d.slurm.empty() && L.nonfinite() >= 3) d.add_cand(c);
+    else d.recovered["nan_loss"] = c;
+  }
+
+}
+
+}  // namespace gpualert::classify::detail
