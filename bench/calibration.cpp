@@ -57,4 +57,52 @@ nlohmann::json Calibration::to_json() const {
   return j;
 }
 
+std::vector<std::pair<double, double>> fit_isotonic(std::vector<std::pair<double, bool>> samples, std::size_t min_group,
+                                                    double lo, double hi) {
+  struct Block {
+    double raw_sum = 0, correct = 0, n = 0;
+  };
+  std::sort(samples.begin(), samples.end());
+  // Groups of equal raw confidence, merged forward until each holds MIN_GROUP verdicts.
+  std::vector<Block> blocks;
+  for (std::size_t i = 0; i < samples.size();) {
+    Block b;
+    const double raw = samples[i].first;
+    for (; i < samples.size() && (samples[i].first == raw || b.n < double(min_group)); ++i) {
+      b.raw_sum += samples[i].first;
+      b.correct += samples[i].second ? 1 : 0;
+      b.n += 1;
+    }
+    blocks.push_back(b);
+  }
+  if (blocks.size() > 1 && blocks.back().n < double(min_group)) {  // a short last group joins the one before
+    Block last = blocks.back();
+    blocks.pop_back();
+    blocks.back().raw_sum += last.raw_sum;
+    blocks.back().correct += last.correct;
+    blocks.back().n += last.n;
+  }
+  // Pool adjacent violators: a block less accurate than the one before merges with it.
+  std::vector<Block> pooled;
+  for (const Block& b : blocks) {
+    pooled.push_back(b);
+    while (pooled.size() >= 2) {
+      const Block& y = pooled[pooled.size() - 1];
+      const Block& x = pooled[pooled.size() - 2];
+      if (x.correct / x.n <= y.correct / y.n) break;
+      Block m{x.raw_sum + y.raw_sum, x.correct + y.correct, x.n + y.n};
+      pooled.pop_back();
+      pooled.back() = m;
+    }
+  }
+  std::vector<std::pair<double, double>> out;
+  for (const Block& b : pooled) {
+    const double raw = std::round(b.raw_sum / b.n * 1000) / 1000;
+    const double cal = std::round(std::clamp(b.correct / b.n, lo, hi) * 1000) / 1000;
+    if (!out.empty() && raw <= out.back().first) continue;
+    out.emplace_back(raw, std::max(cal, out.empty() ? cal : out.back().second));
+  }
+  return out;
+}
+
 }  // namespace gpualert::bench

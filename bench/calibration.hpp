@@ -3,6 +3,7 @@
 // expected calibration error (ECE), so "0.8" can be checked to mean "right 8 times in 10".
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,5 +33,11 @@ class Calibration {
   std::vector<Band> bands_;
   std::size_t n_ = 0;
 };
+
+// A monotone map from raw confidence to observed accuracy (isotonic regression by pool
+// adjacent violators over groups of at least MIN_GROUP verdicts), as [raw, calibrated]
+// points for a rule file's "calibration"; calibrated values are kept within [lo, hi].
+std::vector<std::pair<double, double>> fit_isotonic(std::vector<std::pair<double, bool>> samples, std::size_t min_group,
+                                                    double lo, double hi);
 
 }  // namespace gpualert::bench

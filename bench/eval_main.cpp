@@ -243,8 +243,12 @@ int main(int argc, char** argv) {
                "score our primary class as is; by default a class finer than the label set is projected onto the label set via "
                "the verdict's 'broader' ids (e.g. env_mismatch raised as a RuntimeError counts as runtime_error)");
   app.add_option("--rules", extra_rules, "extra rule files for our classifier");
+  bool fit = false;
+  app.add_flag("--fit-calibration", fit,
+               "score our classifier's raw (uncalibrated) confidence and print the isotonic calibration points fitted "
+               "to these samples, as a rule file's 'calibration' object");
   std::string split;
-  app.add_option("--split", split, "score only the samples whose label has this 'split' (e.g. dev; holdout only at the end of a cycle)");
+  app.add_option("--split", split, "score only the samples whose label has this 'split' (e.g. dev; holdout only at the end of a cycle); samples of a set without splits are all kept");
   app.add_option("--min-macro-f1", min_f1, "exit 1 if our all-sample macro-F1 is below this");
   CLI11_PARSE(app, argc, argv);
 
@@ -253,7 +257,7 @@ int main(int argc, char** argv) {
     for (const auto& l : labels) {
       auto v = load_labels(l);
       for (auto& x : v)
-        if (split.empty() || x.split == split) samples.push_back(std::move(x));
+        if (split.empty() || x.split.empty() || x.split == split) samples.push_back(std::move(x));
     }
   } catch (const std::exception& e) {
     std::cerr << "gpualert-eval: " << e.what() << "\n";
@@ -271,6 +275,7 @@ int main(int argc, char** argv) {
   try {
     std::vector<fs::path> extra(extra_rules.begin(), extra_rules.end());
     ours.emplace(gpualert::classify::Classifier::with_builtin_rules(extra));
+    ours->set_raw_confidence(fit);
   } catch (const std::exception& e) {
     std::cerr << "gpualert-eval: " << e.what() << "\n";
     return 2;
@@ -334,6 +339,15 @@ int main(int argc, char** argv) {
   if (std::find(names.begin(), names.end(), "ours") != names.end()) {
     for (const auto& s : samples) calibration.add(confidence_ours[s.id], preds["ours"][s.id] == s.mode);
     out["ours_calibration"] = calibration.to_json();
+  }
+
+  if (fit) {
+    std::vector<std::pair<double, bool>> xs;
+    for (const auto& s : samples) xs.emplace_back(confidence_ours[s.id], preds["ours"][s.id] == s.mode);
+    json pts = json::array();
+    for (const auto& [raw, cal] : gpualert::bench::fit_isotonic(xs, 25, 0.05, 0.95)) pts.push_back({raw, cal});
+    std::cout << json{{"points", pts}}.dump() << "\n";
+    return 0;
   }
 
   if (as_json) {

@@ -55,7 +55,7 @@ struct Run {
 };
 
 Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, const detail::ReadStats* st,
-               const RunStatus& status) {
+               const RunStatus& status, bool calibrate) {
   auto& res = run.scanner.result();
   res.bytes = bytes;
   res.long_lines = run.splitter.long_lines() + run.scanner.long_lines();
@@ -64,7 +64,10 @@ Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, cons
     res.skipped_bytes = st->skipped_bytes;
     res.gap = st->gap;
   }
-  return detail::decide(rules, res, status);
+  Verdict v = detail::decide(rules, res, status);
+  // "unknown" says how little is known; its raw confidence is the honest one.
+  if (calibrate && v.cls != "unknown") v.confidence = rules.calibrate(v.confidence);
+  return v;
 }
 
 }  // namespace
@@ -106,7 +109,7 @@ Verdict Classifier::classify_text(std::string_view text, const RunStatus& status
   Run run(*rules_->impl, reference_, text.size() >= kBuildMatcherBytes);
   run.splitter.feed(text);
   run.splitter.finish();
-  return finish(*rules_->impl, run, text.size(), nullptr, status);
+  return finish(*rules_->impl, run, text.size(), nullptr, status, !raw_confidence_);
 }
 
 Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
@@ -115,7 +118,7 @@ Verdict Classifier::classify_fd(int fd, const RunStatus& status) const {
                           static_cast<std::uint64_t>(sb.st_size) < kBuildMatcherBytes;
   Run run(*rules_->impl, reference_, !small_file);
   const auto st = detail::read_fd(fd, run.splitter, status.read_deadline);
-  return finish(*rules_->impl, run, st.bytes_read, &st, status);
+  return finish(*rules_->impl, run, st.bytes_read, &st, status, !raw_confidence_);
 }
 
 Verdict Classifier::classify_file(const std::filesystem::path& log, const RunStatus& status) const {

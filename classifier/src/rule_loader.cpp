@@ -142,6 +142,28 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
 
 }  // namespace
 
+// {"comment": "...", "points": [[raw, calibrated], ...]}: raw strictly increasing,
+// calibrated never decreasing (a higher raw confidence is never worth less), all in [0, 1].
+std::vector<std::pair<double, double>> read_calibration(const std::string& file, const json& v) {
+  if (!v.is_object()) fail(file, "'calibration' must be an object with 'points'");
+  std::vector<std::pair<double, double>> out;
+  for (const auto& [k, x] : v.items()) {
+    if (k == "comment") continue;
+    if (k != "points") fail(file, "unknown key '" + k + "' in 'calibration' (comment, points)");
+    if (!x.is_array() || x.empty()) fail(file, "'calibration.points' must be a non-empty array of [raw, calibrated]");
+    for (const auto& pt : x) {
+      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
+        fail(file, "each calibration point must be [raw, calibrated]");
+      const double raw = pt[0].get<double>(), cal = pt[1].get<double>();
+      if (raw < 0 || raw > 1 || cal < 0 || cal > 1) fail(file, "calibration points must lie in [0, 1]");
+      if (!out.empty() && (raw <= out.back().first || cal < out.back().second))
+        fail(file, "calibration points must have increasing raw and non-decreasing calibrated values");
+      out.emplace_back(raw, cal);
+    }
+  }
+  return out;
+}
+
 std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sources) {
   auto set = std::make_shared<RuleSet>();
   std::vector<RuleSpec> specs;  // in definition order; replacement keeps the first position
@@ -176,8 +198,10 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
             specs.push_back(std::move(r));
           }
         }
+      } else if (k == "calibration") {
+        set->calibration = read_calibration(src.name, v);  // a later file replaces it whole
       } else if (k != "comment") {
-        fail(src.name, "unknown top-level key '" + k + "' (schema, comment, classes, rules)");
+        fail(src.name, "unknown top-level key '" + k + "' (schema, comment, classes, rules, calibration)");
       }
     }
   }

@@ -105,6 +105,10 @@ struct RuleSet {
   mutable std::unique_ptr<RE2::Set> slow_set;
   mutable std::vector<std::string> engine_notes;  // what the matcher could not take, for the user
   std::map<std::string, ClassText, std::less<>> classes;
+  // Raw confidence -> how often a verdict of that confidence is right, fitted on labelled
+  // logs (rule files' "calibration"); piecewise linear, empty = the raw value.
+  std::vector<std::pair<double, double>> calibration;
+  double calibrate(double raw) const;
 
  private:
   mutable std::once_flag line_set_once_;

@@ -125,7 +125,7 @@ TEST(NoExitStatus, OnlyAClearlyWrongLossIsAVerdict) {
   for (int i = 1; i <= 30; ++i) rising += "step " + std::to_string(i) + " loss " + std::to_string(1.0 + 0.2 * i) + "\n";
   const Verdict v = run(rising, std::nullopt);
   EXPECT_EQ(v.cls, "divergence");
-  EXPECT_LE(v.confidence, 0.6);
+  EXPECT_LE(raw_confidence(rising, std::nullopt), 0.6);
   ASSERT_FALSE(v.cannot_decide.empty());
   EXPECT_NE(v.cannot_decide.front().find("No exit status"), std::string::npos);
   // Two steps of a pasted fragment are not "undertrained".
@@ -208,7 +208,7 @@ TEST(Warnings, AWarningNamingACauseLeadsOnlyWhenTheRunFailedAndNothingElseExplai
       "version'\nbench exited 1\n";
   const Verdict failed = run(log, 1);
   EXPECT_EQ(failed.cls, "env_mismatch");
-  EXPECT_LE(failed.confidence, 0.45);
+  EXPECT_LE(raw_confidence(log, 1), 0.45);
   EXPECT_NE(run(log + "step 1 loss 2.0\nstep 2 loss 1.0\nstep 3 loss 0.5\n", 0).cls, "env_mismatch");
 }
 

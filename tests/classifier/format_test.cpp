@@ -39,9 +39,9 @@ TEST(Format, TextIsAScreen) {
 
 TEST(Format, ConfidenceGrowsWithAgreeingWitnesses) {
   const std::string log = "[ 4821.5] Out of memory: Killed process 40822 (python) total-vm:8923144kB\n";
-  const double log_only = run(log, std::nullopt).confidence;
-  const double with_exit = run(log, -9).confidence;
-  const double with_slurm = run(log, -9, "OUT_OF_MEMORY").confidence;
+  const double log_only = raw_confidence(log, std::nullopt);
+  const double with_exit = raw_confidence(log, -9);
+  const double with_slurm = raw_confidence(log, -9, "OUT_OF_MEMORY");
   EXPECT_LT(log_only, with_exit);
   EXPECT_LT(with_exit, with_slurm);
   EXPECT_LE(with_slurm, 1.0);

@@ -15,6 +15,17 @@ inline const Classifier& builtin() {
   return c;
 }
 
+// The decision stage's own weighing of its evidence, before the rule set's calibration:
+// what tests of "this reading is weaker than that one" compare.
+inline const Classifier& uncalibrated() {
+  static const Classifier c = [] {
+    auto x = Classifier::with_builtin_rules();
+    x.set_raw_confidence(true);
+    return x;
+  }();
+  return c;
+}
+
 inline RunStatus exit_status(std::optional<int> code, std::optional<std::string> slurm = std::nullopt) {
   RunStatus s;
   s.exit_code = code;
@@ -24,6 +35,11 @@ inline RunStatus exit_status(std::optional<int> code, std::optional<std::string>
 
 inline Verdict run(const std::string& log, std::optional<int> code, std::optional<std::string> slurm = std::nullopt) {
   return builtin().classify_text(log, exit_status(code, std::move(slurm)));
+}
+
+inline double raw_confidence(const std::string& log, std::optional<int> code,
+                             std::optional<std::string> slurm = std::nullopt) {
+  return uncalibrated().classify_text(log, exit_status(code, std::move(slurm))).confidence;
 }
 
 inline bool has_secondary(const Verdict& v, const std::string& cls) {

@@ -42,7 +42,7 @@ class ClassifyCli(GpualertCase):
         p = self.classify(["--json", "--exit-code", "-9", "-"], b"step 10 loss 1.0\n")
         v = json.loads(p.stdout)
         self.assertEqual(v["class"], "oom_killer")
-        self.assertLessEqual(v["confidence"], 0.4)
+        suspected = v["confidence"]
         # A kernel log that was read and has no OOM record: SIGKILL from someone else.
         quiet = self.tmp + "/dmesg-quiet.txt"
         with open(quiet, "w") as f:
@@ -56,7 +56,7 @@ class ClassifyCli(GpualertCase):
         p = self.classify(["--json", "--exit-code", "-9", "--kernel-log", oom, "-"], b"step 10 loss 1.0\n")
         v = json.loads(p.stdout)
         self.assertEqual(v["class"], "oom_killer")
-        self.assertGreater(v["confidence"], 0.6)
+        self.assertGreater(v["confidence"], suspected)
         self.assertTrue(any("Out of memory" in e["text"] for e in v["evidence"]), v["evidence"])
         p = self.classify(["--exit-code", "-9", "--kernel-log", self.tmp + "/absent.txt", "-"], b"x\n")
         self.assertEqual(p.returncode, 2)

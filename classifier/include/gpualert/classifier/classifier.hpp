@@ -49,6 +49,8 @@ class Classifier {
   // Read every line in full with RE2 alone, as a reference for the fast path (tests,
   // `gpualert classify --reference`). Same verdicts, much slower.
   void set_reference_scan(bool on) { reference_ = on; }
+  // The decision stage's own confidence, before the rule set's calibration (for fitting it).
+  void set_raw_confidence(bool on) { raw_confidence_ = on; }
 
   Classifier(Classifier&&) noexcept;
   Classifier& operator=(Classifier&&) noexcept;
@@ -58,6 +60,7 @@ class Classifier {
   explicit Classifier(std::shared_ptr<const RuleSet> rules);
   std::shared_ptr<const RuleSet> rules_;
   bool reference_ = false;
+  bool raw_confidence_ = false;
 };
 
 }  // namespace gpualert::classify
