@@ -520,6 +520,7 @@ void LogScanner::read_progress(const PendingLine& p) {
       }
     }
     res_.progress.feed(lv.body, lv.prefix, p.lineno, has_loss);
+    if (res_.progress.restarted_at == p.lineno && res_.loss.run_start_line() != p.lineno) res_.loss.restart(p.lineno);
   });
   // What lines like this one turn out to count, for the estimate of those left out.
   auto tally = [](Tally& t, std::uint64_t before, std::uint64_t after) {

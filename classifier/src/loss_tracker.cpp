@@ -52,6 +52,7 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
   const double d = std::strtod(v.c_str(), &end);
   if (end == v.c_str()) return false;
   ++count_;
+  ++run_count_;
   if (!std::isfinite(d)) {
     ++nonfinite_;
     if (!first_nonfinite_line_) first_nonfinite_line_ = line;
@@ -74,6 +75,21 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
     if (tail_.size() > kKeep) tail_.pop_front();
   }
   return true;
+}
+
+void LossTracker::restart(std::uint64_t line) {
+  // The values printed on LINE itself belong to the new run.
+  std::vector<LossPoint> keep;
+  for (const auto& p : head_)
+    if (p.line >= line) keep.push_back(p);
+  for (const auto& p : tail_)
+    if (p.line >= line) keep.push_back(p);
+  head_ = keep;
+  tail_.clear();
+  ++restarts_;
+  run_start_line_ = line;
+  run_count_ = keep.size();
+  repeats_ = keep.empty() ? 0 : 1;
 }
 
 LossTracker::TrendInfo LossTracker::trend() const {
@@ -126,6 +142,28 @@ std::optional<int> LossTracker::pinned_at_chance() const {
   const double k = std::round(std::exp(v));
   if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) return static_cast<int>(k);
   return std::nullopt;
+}
+
+std::optional<LossTracker::LateRise> LossTracker::late_rise() const {
+  // The newest values kept: the tail once there is one, else everything.
+  std::vector<LossPoint> pts;
+  if (tail_.size() >= 16) pts.assign(tail_.begin(), tail_.end());
+  else {
+    pts = head_;
+    pts.insert(pts.end(), tail_.begin(), tail_.end());
+  }
+  if (pts.size() < 16) return std::nullopt;
+  // Medians of 5: single spikes move nothing.
+  std::vector<double> smooth;
+  for (std::size_t i = 2; i + 2 < pts.size(); ++i) smooth.push_back(mean(pts, i - 2, i + 3));
+  const auto low = static_cast<std::size_t>(std::min_element(smooth.begin(), smooth.end()) - smooth.begin());
+  const std::size_t after = smooth.size() - 1 - low;
+  if (after < 8 || smooth[low] <= 0 || smooth.back() < 1.5 * smooth[low]) return std::nullopt;
+  std::size_t rising = 0, steps = 0;
+  for (std::size_t j = low + 2; j + 1 < pts.size(); ++j, ++steps)
+    if (pts[j + 1].value > pts[j].value) ++rising;
+  if (steps == 0 || rising * 10 < steps * 6) return std::nullopt;
+  return LateRise{smooth[low], smooth.back(), pts[low + 2].line, pts.back().line, steps, rising};
 }
 
 int printed_digits(double v) {

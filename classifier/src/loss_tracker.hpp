@@ -28,6 +28,13 @@ class LossTracker {
     nonfinite_ += nonfinite;
   }
 
+  // A new training run started on LINE (its epoch counter went back to the start): the
+  // trajectory is judged on this run's values; the counts keep the whole log's.
+  void restart(std::uint64_t line);
+  std::uint64_t restarts() const { return restarts_; }
+  std::uint64_t run_start_line() const { return run_start_line_; }
+  std::uint64_t run_count() const { return run_count_; }  // values since the last restart
+
   std::uint64_t count() const { return count_; }
   std::uint64_t nonfinite() const { return nonfinite_; }
   bool last_nonfinite() const { return last_nonfinite_; }
@@ -59,6 +66,14 @@ class LossTracker {
   // K when the last 8 values sit at ln K (0.6931 = ln 2, 2.3026 = ln 10): the loss of a
   // uniform guess over K classes.
   std::optional<int> pinned_at_chance() const;
+  // The loss fell to a low and then rose, steadily, to clearly above it by the end: the
+  // medians of 5 values at the low and at the end, where, and how many values rose.
+  struct LateRise {
+    double low = 0, end = 0;
+    std::uint64_t low_line = 0, end_line = 0;
+    std::size_t after = 0, rising = 0;  // values after the low, and how many of those rose
+  };
+  std::optional<LateRise> late_rise() const;
 
  private:
   std::string key_;
@@ -68,6 +83,7 @@ class LossTracker {
   bool last_nonfinite_ = false;
   std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
   std::size_t repeats_ = 0;
+  std::uint64_t restarts_ = 0, run_start_line_ = 0, run_count_ = 0;
 };
 
 // Significant digits of V as printed (5.7257 -> 5, 0.83 -> 2): repeats of a coarse

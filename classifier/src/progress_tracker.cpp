@@ -195,6 +195,15 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
         epoch_no_ = e;
         ++epoch_index_;
       }
+      if (e <= 1 && epoch_high_ >= 3 && !b.empty()) {
+        // Back to the first epoch of an announced plan ("Epoch 1/10", not "best at epoch 1"):
+        // a new run (another model, a second stage) starts here.
+        restarted_at = line;
+        max_epoch = total_epochs = 0;
+        last_epoch = Marker{};
+        epoch_high_ = e;
+      }
+      epoch_high_ = std::max(epoch_high_, e);
       // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
       const auto total = b.empty() ? 0 : static_cast<std::uint64_t>(num(b));
       if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&

@@ -81,6 +81,9 @@ class ProgressTracker {
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
   Marker last_counted_step;                        // the line of the highest "step N/M"
+  // The line where the epoch counter went back to its start after reaching 3 or more:
+  // another training run began in the same log (0 = none).
+  std::uint64_t restarted_at = 0;
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
   Series step_time, data_time, grad_norm, lr;
@@ -113,6 +116,7 @@ class ProgressTracker {
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
   std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
   std::int64_t epoch_no_ = -1;
+  std::int64_t epoch_high_ = -1;  // the highest epoch number since the last restart
 };
 
 }  // namespace gpualert::classify::detail

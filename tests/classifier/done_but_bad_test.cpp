@@ -42,3 +42,56 @@ TEST(DoneButBad, DataWaitIsSeenInAnyStretchOnlyWhenItDominates) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(DoneButBad, ALossThatFellThenRoseSteadilyIsDiverging) {
+  // An early spike does not hide it: the low, then a steady climb to the end.
+  std::string log = "iteration 1 | lm loss: 1.244238E+01\niteration 2 | lm loss: 4.812000E+01\n";
+  for (int i = 3; i <= 30; ++i) log += "iteration " + std::to_string(i) + " | lm loss: " + std::to_string(40.0 - i) + "\n";
+  for (int i = 31; i <= 62; ++i)
+    log += "iteration " + std::to_string(i) + " | lm loss: " + std::to_string(11.0 + 0.3 * (i - 30) + (i % 4 == 0 ? -0.2 : 0)) + "\n";
+  const Verdict v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "divergence") << to_text_for_test(v);
+  bool says_rise = false;
+  for (const auto& s : v.shows) says_rise |= s.find("then rose in") != std::string::npos;
+  EXPECT_TRUE(says_rise) << to_text_for_test(v);
+  // Noise around a falling trend is no rise.
+  std::string noisy;
+  for (int i = 1; i <= 80; ++i)
+    noisy += "iteration " + std::to_string(i) + " | lm loss: " + std::to_string(5.0 / (1 + 0.05 * i) + (i % 3) * 0.2) + "\n";
+  EXPECT_EQ(run(noisy, 0).cls, "healthy");
+}
+
+TEST(DoneButBad, ACoarselyPrintedLossThatConvergedIsNotFrozen) {
+  std::string log;
+  for (int i = 1; i <= 30; ++i) log += "{'loss': " + std::to_string(10.5 - 0.2 * i).substr(0, 4) + ", 'epoch': 0." + std::to_string(i) + "}\n";
+  for (int i = 0; i < 8; ++i) log += "{'loss': 4.2, 'grad_norm': 0.4" + std::to_string(i) + ", 'epoch': 0.9}\n";
+  EXPECT_EQ(run(log, 0).cls, "healthy");
+  // Printed to more digits, eight identical values are frozen weights.
+  std::string frozen;
+  for (int i = 1; i <= 30; ++i) frozen += "{'loss': " + std::to_string(10.5 - 0.2 * i) + "}\n";
+  for (int i = 0; i < 8; ++i) frozen += "{'loss': 4.213571}\n";
+  EXPECT_EQ(run(frozen, 0).cls, "divergence");
+}
+
+TEST(DoneButBad, ASecondTrainingRunInTheSameLogIsJudgedOnItsOwn) {
+  // Model A converges to 0.001; model B then trains from 1.9 down to 0.9: no divergence.
+  std::string log;
+  for (int e = 1; e <= 20; ++e) log += "Epoch " + std::to_string(e) + "/20 - loss: " + std::to_string(0.4 / e) + "\n";
+  for (int e = 1; e <= 10; ++e) log += "Epoch " + std::to_string(e) + "/10 - loss: " + std::to_string(1.9 - 0.1 * e) + "\n";
+  const Verdict v = run(log, 0);
+  EXPECT_EQ(v.cls, "healthy") << to_text_for_test(v);
+  bool names_runs = false;
+  for (const auto& s : v.shows) names_runs |= s.find("last of 2 training runs") != std::string::npos;
+  EXPECT_TRUE(names_runs) << to_text_for_test(v);
+  // "Best at epoch 1" is no new run.
+  std::string best;
+  for (int e = 1; e <= 20; ++e) best += "Epoch " + std::to_string(e) + "/20 - loss: " + std::to_string(0.4 / e) + "\n";
+  best += "best checkpoint was epoch 1\n";
+  for (const auto& s : run(best, 0).shows) EXPECT_EQ(s.find("training runs"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

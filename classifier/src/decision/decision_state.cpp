@@ -142,7 +142,10 @@ double Decision::confidence(const Cand& c, int agree) const {
 std::string Decision::loss_summary() const {
   const LossTracker& L = scan.loss;
   const auto tr = L.trend();
-  const std::string n = " over " + std::to_string(L.count()) + " values";
+  const std::string n = L.restarts() ? " over the " + std::to_string(L.run_count()) + " values of the last of " +
+                                           std::to_string(L.restarts() + 1) + " training runs in the log (from line " +
+                                           std::to_string(L.run_start_line()) + ")"
+                                     : " over " + std::to_string(L.count()) + " values";
   if (tr.window <= 1)
     return "the " + L.key() + " went from " + fmt(tr.start) + " (line " + std::to_string(tr.start_line) + ") to " +
            fmt(tr.end) + " (line " + std::to_string(tr.end_line) + ")" + n;

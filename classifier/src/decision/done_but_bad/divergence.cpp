@@ -14,9 +14,10 @@ namespace {
 struct LossShape {
   bool flat_long = false, grad_zero = false, lr_zero = false, exploded = false, stuck = false, frozen = false;
   std::optional<int> chance_k;
+  std::optional<LossTracker::LateRise> late_rise;
   std::optional<LossPoint> last;
   std::size_t repeats = 0;
-  bool clear() const { return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen; }
+  bool clear() const { return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen || late_rise; }
 };
 
 LossShape shape_of(const FinishedRun& r) {
@@ -47,8 +48,13 @@ LossShape shape_of(const FinishedRun& r) {
     if (s.last && t.line == s.last->line)
       progress_bar = t.text.find("it/s") != std::string::npos || t.text.find("s/it") != std::string::npos;
   s.repeats = L.exact_repeats();
+  // A loss printed to two digits ("4.2") repeats while it converges: that needs a loss
+  // that did not come down first.
+  const int digits = s.last ? printed_digits(s.last->value) : 0;
   s.frozen = s.last && s.last->value > 0.01 &&
-             (s.repeats >= 5 || (s.repeats >= 3 && !progress_bar && printed_digits(s.last->value) >= 4));
+             ((s.repeats >= 5 && (digits >= 3 || tr.trend != LossTracker::Trend::down)) ||
+              (s.repeats >= 3 && !progress_bar && digits >= 4));
+  s.late_rise = L.late_rise();
   return s;
 }
 
@@ -82,10 +88,19 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     why = "The run completed, but its loss is frozen at one value: the weights stopped changing (dead activations, "
           "a saturated output, a learning rate or optimizer that no longer updates them).";
   }
+  if (s.late_rise && !s.exploded && !s.frozen && !s.chance_k) {
+    const auto& lr = *s.late_rise;
+    d.v.shows.push_back("the " + r.loss.key() + " fell to a median of " + fmt(lr.low) + " (the 5 values around line " +
+                        std::to_string(lr.low_line) + "), then rose in " + std::to_string(lr.rising) + " of the next " +
+                        std::to_string(lr.after) + " values to a median of " + fmt(lr.end) + " (the last 5, to line " +
+                        std::to_string(lr.end_line) + ")");
+    why = "The run completed, but after reaching its low the loss rose steadily to the end: it is diverging (a learning "
+          "rate too high for this stage, a bad stretch of data, or numerical instability).";
+  }
   if (s.exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
-  else if (s.stuck && tr.trend != LossTracker::Trend::up)
+  else if (s.stuck && tr.trend != LossTracker::Trend::up && !s.late_rise)
     why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
-  double conf = tr.trend == LossTracker::Trend::up || s.exploded ? 0.7 : 0.55;
+  double conf = tr.trend == LossTracker::Trend::up || s.exploded || s.late_rise ? 0.7 : 0.55;
   if (s.grad_zero || s.lr_zero) conf += 0.15;
   if (r.loss_only) {
     const std::string lead = "The run completed, but t";
