@@ -28,6 +28,7 @@ SPANK_PLUGIN(gpualert, 1)
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/spool/spool_dir.hpp"
+#include "slurm_compat.hpp"
 #include "gpualert/spool/step_record.hpp"
 #include "helper_launch.hpp"
 #include "option_value.hpp"
