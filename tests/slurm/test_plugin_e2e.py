@@ -345,8 +345,8 @@ class PluginOnRealSlurm(unittest.TestCase):
         time.sleep(6)  # the record stays in the ring buffer: keep it out of the next job's window
 
     def test_15_timeout_and_cancel_when_the_relay_fails(self):
-        # Slurm's own endings crossed with relay faults: the site's relay is down, then
-        # answers 451, 550 or never answers RCPT (one scripted server, a fault per
+        # Slurm's own endings (timeout, cancel) crossed with relay faults: the site's relay
+        # is down, then answers 451, 550 or never answers RCPT (one scripted server, a fault per
         # recipient, so that jobs running together each meet their own). Slurm's record is
         # untouched, nothing arrives while the fault lasts, and once it clears one sender
         # pass delivers every message once; the 550s are in failed/ with the reply and the
@@ -423,7 +423,8 @@ class PluginOnRealSlurm(unittest.TestCase):
             phase = []
             if SLOW:
                 phase += [(submit("temp-t@example.org", "timeout"), "timeout", "451"),
-                          (submit("perm-t@example.org", "timeout"), "timeout", "550")]
+                          (submit("perm-t@example.org", "timeout"), "timeout", "550"),
+                          (submit("hang-t@example.org", "timeout"), "timeout", "hang")]
                 for j, e, f in phase:
                     self.assertEqual(sacct(j)[0], "TIMEOUT")
             for rcpt, fault in (("temp-c@example.org", "451"), ("perm-c@example.org", "550"),
