@@ -515,11 +515,12 @@ void LogScanner::read_progress(const PendingLine& p) {
         Hit h = make_hit(i, p.lineno, seg, p.section);
         if (r.has_captures()) capture(r, seg, h);
         h.on_warning = !r.on_warnings && looks_like_warning(lv.body);
-        res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
+        if (r.marks_progress) res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
         res_.hits[static_cast<std::size_t>(i)].add(std::move(h));
       }
     }
     res_.progress.feed(lv.body, lv.prefix, p.lineno, has_loss);
+    res_.last_progress_line = std::max(res_.last_progress_line, res_.progress.last_progress_line);
     if (res_.progress.restarted_at == p.lineno && res_.loss.run_start_line() != p.lineno) res_.loss.restart(p.lineno);
   });
   // What lines like this one turn out to count, for the estimate of those left out.

@@ -192,6 +192,8 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     if (RE2::PartialMatch(sp, p.epoch, &a, &b)) {
       const auto e = static_cast<std::int64_t>(num(a));
       if (e != epoch_no_) {
+        // A counter that moved on is progress ("Epoch 8: Train=... Val=..."), whatever the metrics are called.
+        if (e > epoch_no_) is_progress = true;
         epoch_no_ = e;
         ++epoch_index_;
       }

@@ -35,6 +35,7 @@ struct RuleSpec {
   bool icase = false;
   bool on_warnings = false;
   bool until_progress = false;
+  bool marks_progress = true;
   bool disabled = false;
   std::vector<std::string> overrides;
 };
@@ -123,6 +124,9 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
     } else if (k == "until_progress") {
       if (!v.is_boolean()) fail(file, where + " 'until_progress' must be true or false");
       r.until_progress = v.get<bool>();
+    } else if (k == "marks_progress") {
+      if (!v.is_boolean()) fail(file, where + " 'marks_progress' must be true or false");
+      r.marks_progress = v.get<bool>();
     } else if (k == "disabled") {
       if (!v.is_boolean()) fail(file, where + " 'disabled' must be true or false");
       r.disabled = v.get<bool>();
@@ -217,6 +221,7 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     r.signal = s.signal;
     r.on_warnings = s.on_warnings;
     r.until_progress = s.until_progress;
+    r.marks_progress = s.marks_progress;
     r.says = s.says;
     r.overrides = s.overrides;
     const ClassText* ct = set->text_for(s.cls);

@@ -61,6 +61,7 @@ struct Rule {
   int signal = 0;             // fixed signal number for Role::signal (0 = from captures)
   bool on_warnings = false;   // also counts on lines that look like warnings
   bool until_progress = false;  // a waiting state: training progress after the hit means it resolved
+  bool marks_progress = true;   // a done marker that counts as training progress (a checkpoint save does, "finished" does not)
   std::string says;           // claim template, {fact} placeholders
   std::vector<std::string> overrides;  // rule ids this rule silences on the same line
   std::vector<int> override_idx;       // resolved indices of `overrides`
