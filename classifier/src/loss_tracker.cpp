@@ -44,7 +44,18 @@ double mean(const std::vector<LossPoint>& v, std::size_t from, std::size_t to) {
 
 bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_t line) {
   const std::string k = normalise_key(key);
-  if (is_eval_key(k)) return false;
+  if (is_eval_key(k)) {
+    // Not the training trajectory, but a NaN evaluation loss is a broken model all the same.
+    const std::string v(value);
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() && !std::isfinite(d)) {
+      if (!eval_nonfinite_) eval_nonfinite_line_ = line;
+      ++eval_nonfinite_;
+      if (eval_key_.empty()) eval_key_ = k;
+    }
+    return false;
+  }
   if (key_.empty()) key_ = k;
   if (k != key_) return false;
   const std::string v(value);

@@ -35,6 +35,11 @@ class LossTracker {
   std::uint64_t run_start_line() const { return run_start_line_; }
   std::uint64_t run_count() const { return run_count_; }  // values since the last restart
 
+  // Non-finite validation / evaluation losses (not part of the trajectory).
+  std::uint64_t eval_nonfinite() const { return eval_nonfinite_; }
+  std::uint64_t eval_nonfinite_line() const { return eval_nonfinite_line_; }
+  const std::string& eval_key() const { return eval_key_; }
+
   std::uint64_t count() const { return count_; }
   std::uint64_t nonfinite() const { return nonfinite_; }
   bool last_nonfinite() const { return last_nonfinite_; }
@@ -84,6 +89,8 @@ class LossTracker {
   std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
   std::size_t repeats_ = 0;
   std::uint64_t restarts_ = 0, run_start_line_ = 0, run_count_ = 0;
+  std::uint64_t eval_nonfinite_ = 0, eval_nonfinite_line_ = 0;
+  std::string eval_key_;
 };
 
 // Significant digits of V as printed (5.7257 -> 5, 0.83 -> 2): repeats of a coarse

@@ -345,6 +345,10 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
       last_ts = ts;
       last_ts_line = line;
       if (last_progress_line && !ts_after_progress_ && line > last_progress_line) ts_after_progress_ = ts;
+      if (first_bound_pending_ && line > last_progress_line) {
+        first_progress_bound_ts = ts;
+        first_bound_pending_ = false;
+      }
     }
   }
   markers(body, line);
@@ -360,13 +364,17 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   if (!any_digit) return;
   bool is_progress = has_loss;
   // Gate: the cheap words a progress line carries.
-  const bool gate = has_loss || has(body, "tep") || has(body, "ter") || has(body, "poch") || has(body, "/it") ||
+  const bool gate = has_loss || has(body, "tep") || has(body, "ter") || has(body, "poch") || has(body, "POCH") || has(body, "/it") ||
                     has(body, "it/s") || has(body, "ime") || has(body, "TEP") || has(body, "rank") || has(body, "ank") ||
                     has(body, "[") || has(body, "max_steps") || has(body, "_iters");
   if (!gate) return;
   steps(body, line, is_progress);
   if (!is_progress) return;
   ++progress_lines;
+  if (progress_lines == 1) {
+    first_progress_bound_ts = ts;
+    first_bound_pending_ = ts == 0;
+  }
   last_progress_line = line;
   last_progress_ts = ts;  // 0 when this progress line carries no stamp
   ts_after_progress_ = 0;

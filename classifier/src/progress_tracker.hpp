@@ -104,6 +104,8 @@ class ProgressTracker {
   // A lower bound of the time of the last progress line: its own stamp, else the
   // first stamp printed after it (0 = unknown).
   std::int64_t progress_bound_ts() const { return last_progress_ts ? last_progress_ts : ts_after_progress_; }
+  // The same bound for the first progress line: with the last one, the job's own pace.
+  std::int64_t first_progress_bound_ts = 0;
 
   static constexpr std::size_t kMaxRanks = 1024;
 
@@ -113,6 +115,7 @@ class ProgressTracker {
   void markers(std::string_view s, std::uint64_t line);
   void note_step(std::uint64_t step, std::uint64_t total);
   std::int64_t ts_after_progress_ = 0;
+  bool first_bound_pending_ = false;
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
   std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
   std::int64_t epoch_no_ = -1;

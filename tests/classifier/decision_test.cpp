@@ -373,3 +373,24 @@ TEST(NoExitStatus, ALogEndingInsideNcclSetupIsASuspectedHang) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(Hang, QuietForLessThanTheJobsOwnPaceIsNoHang) {
+  // One progress line every ~7 h; the time limit came 1h51m after the last one: a timeout.
+  std::string slow;
+  for (int e = 1; e <= 4; ++e)
+    slow += "2024-04-0" + std::to_string(e) + " 0" + std::to_string(e) + ":00:00 EPOCH " + std::to_string(e) + " COMPLETED\n";
+  slow += "2024-04-04 05:51:00 translation sample printed\n"
+          "slurmstepd: error: *** JOB 7 ON c1 CANCELLED AT 2024-04-04T05:51:20 DUE TO TIME LIMIT ***\n";
+  EXPECT_EQ(run(slow, std::nullopt).cls, "timeout");
+  // The same quiet after progress every minute: the job had stopped.
+  std::string fast;
+  for (int m = 10; m <= 14; ++m) fast += "2024-04-04 04:" + std::to_string(m) + ":00 step " + std::to_string(m) + " loss 1.0\n";
+  fast += "slurmstepd: error: *** JOB 8 ON c1 CANCELLED AT 2024-04-04T06:05:00 DUE TO TIME LIMIT ***\n";
+  EXPECT_EQ(run(fast, std::nullopt).cls, "hang");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

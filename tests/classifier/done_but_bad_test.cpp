@@ -95,3 +95,21 @@ TEST(DoneButBad, ASecondTrainingRunInTheSameLogIsJudgedOnItsOwn) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(NanLoss, ANonFiniteEvaluationLossIsNanLoss) {
+  std::string log;
+  for (int i = 1; i <= 6; ++i) log += "{'loss': " + std::to_string(2.0 / i) + ", 'epoch': " + std::to_string(i) + "}\n";
+  log += "{'eval_loss': nan, 'eval_runtime': 12.1, 'epoch': 3.0}\n{'eval_loss': nan, 'eval_runtime': 12.0, 'epoch': 6.0}\n";
+  EXPECT_EQ(run(log, std::nullopt).cls, "nan_loss");
+  EXPECT_EQ(run(log, 0).cls, "nan_loss");
+  // A finite evaluation loss changes nothing.
+  std::string fine;
+  for (int i = 1; i <= 6; ++i) fine += "{'loss': " + std::to_string(2.0 / i) + ", 'epoch': " + std::to_string(i) + "}\n";
+  EXPECT_EQ(run(fine + "{'eval_loss': 0.91, 'epoch': 6.0}\n", 0).cls, "healthy");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

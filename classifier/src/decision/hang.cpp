@@ -27,7 +27,13 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
           std::to_string(P.last_ts_line) + ")";
   }
   const double step = P.step_time.count() ? P.step_time.late() : 0;
-  const double need = std::max(d.st.hang_after_s, 20.0 * step);
+  // A job that prints progress once an epoch (hours apart) is not hung after an hour of
+  // quiet: the silence must also be long against the job's own pace of progress lines.
+  const double pace = P.first_progress_bound_ts && P.progress_lines >= 3 && P.progress_bound_ts() > P.first_progress_bound_ts
+                          ? static_cast<double>(P.progress_bound_ts() - P.first_progress_bound_ts) /
+                                static_cast<double>(P.progress_lines - 1)
+                          : 0.0;
+  const double need = std::max({d.st.hang_after_s, 20.0 * step, 3.0 * pace});
   const int sig = d.exit_status.signal ? d.exit_status.signal : d.log_signal;
   const bool killed = (primary && primary->cls == "signal_kill" && (sig == 15 || sig == 9 || sig == 2)) ||
                       (primary && primary->suspected) ||

@@ -87,7 +87,12 @@ void collect_rule_evidence(Decision& d) {
     if (!d.exit_status.code && d.slurm.empty() && L.nonfinite() >= 3) d.add_cand(c);
     else d.recovered["nan_loss"] = c;
   }
-
+  if (!L.nonfinite() && L.eval_nonfinite()) {
+    d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,
+                    "the " + L.eval_key() + " was non-finite in " + std::to_string(L.eval_nonfinite()) +
+                        " evaluation(s), from line " + std::to_string(L.eval_nonfinite_line()),
+                    "loss", {}, L.eval_nonfinite(), 1});
+  }
 }
 
 }  // namespace gpualert::classify::detail
