@@ -99,3 +99,35 @@ TEST(PastedLog, TheSlurmBannerStateNamesTheRealEnding) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(PastedLog, AStopMidRunWithOnlyTheDataLoaderWarningIsUnderutilized) {
+  const std::string warn =
+      "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py:557: UserWarning: This DataLoader will "
+      "create 8 worker processes in total. Our suggested max number of worker in current system is 2, which is smaller "
+      "than what this DataLoader is going to create.\n";
+  const std::string bars = "Epoch 1/20:   1%| | 10/1171 [00:15<24:59,  1.33s/it, loss=7.6643]\n"
+                           "Epoch 1/20:   2%| | 20/1171 [00:29<24:58,  1.45s/it, loss=7.6657]\n";
+  EXPECT_EQ(run(warn + bars, std::nullopt).cls, "underutilized");
+  EXPECT_NE(run(warn + bars, 0).cls, "underutilized") << "exit 0: the warning alone is a suspicion";
+  EXPECT_EQ(run(bars, std::nullopt).cls, "unknown");
+}
+
+TEST(PastedLog, ALossAtItsStartingLevelEarlyInThePlanIsNoDivergence) {
+  // ln 2310 = 7.745: a uniform guess over 2310 classes, in the first 3% of epoch 1 of 20.
+  std::string early;
+  for (int i = 1; i <= 12; ++i)
+    early += "Epoch 1/20:   " + std::to_string(i / 4) + "%| | " + std::to_string(i * 3) + "/1171 [00:" + std::to_string(10 + i) +
+             "<24:59,  1.33s/it, loss=7.745" + std::to_string(i % 2) + "]\n";
+  EXPECT_NE(run(early, std::nullopt).cls, "divergence");
+  // Frozen to every printed digit is a verdict however early.
+  std::string frozen = "Epoch 1/100\n89595/89595 [====] - 9s - loss: 5.7178 - acc: 0.6446\n";
+  for (int e = 2; e <= 6; ++e)
+    frozen += "Epoch " + std::to_string(e) + "/100\n89595/89595 [====] - 8s - loss: 5.7257 - acc: 0.6448\n";
+  EXPECT_EQ(run(frozen, std::nullopt).cls, "divergence");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

@@ -141,6 +141,20 @@ Verdict healthy_or_not(Decision& d) {
     // No exit status, no error, but the loss says the training went wrong.
   } else if (const Marker* end = pasted && tr.trend != LossTracker::Trend::up ? announced_end_reached(d) : nullptr) {
     healthy_from_text(d, nullptr, end, facts);
+  } else if (pasted && chatter.empty() && P.loader_warning) {
+    // Stopped mid-run with nothing wrong but the data loader's own warning that it has
+    // more workers than the node has CPUs (or too few to keep up): the input pipeline.
+    d.set_class("underutilized");
+    d.cite_marker(P.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
+    if (P.step_time.count())
+      d.v.shows.push_back("the printed step time is about " + fmt(P.step_time.late()) + " s (" +
+                          std::to_string(P.step_time.count()) + " values)");
+    if (tr.trend == LossTracker::Trend::down) d.v.shows.push_back(d.loss_summary());
+    d.add_text("underutilized", facts);
+    d.v.confidence = 0.4;
+    d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                             "No exit status was given and the log stops while training runs: the warning is the only "
+                             "finding; the data-loading share of the step time was not printed.");
   } else if (pasted && chatter.empty() && tr.trend == LossTracker::Trend::down && d.scan.loss.finite_count() >= 8) {
     // Still training when the text stops, learning, and no error: the best reading is a
     // healthy run (a log copied or captured before the end), said to be unconfirmed.

@@ -121,7 +121,13 @@ bool diverged(FinishedRun& r, const LossShape& s) {
 
 bool check_divergence(FinishedRun& r) {
   if (!r.has_trend) return false;
-  const LossShape s = shape_of(r);
+  LossShape s = shape_of(r);
+  if (r.loss_only && r.done_fraction >= 0 && r.done_fraction < 0.1) {
+    // A pasted log from the first tenth of its plan: a loss still at its starting level
+    // (chance, flat) is where every run begins, not a verdict; a value frozen to every digit still is.
+    s.flat_long = s.stuck = false;
+    s.chance_k.reset();
+  }
   if (r.trend.trend != LossTracker::Trend::up && !s.clear()) return false;
   return diverged(r, s);
 }

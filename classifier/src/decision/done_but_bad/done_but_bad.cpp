@@ -44,6 +44,8 @@ FinishedRun::FinishedRun(Decision& dec, Facts& f)
   steps = progress.have_step ? progress.max_step : (progress.total_steps ? progress.total_steps : loss.count());
   loss_only = !d.exit_status.zero && !d.completed_by_log;
   const ProgressTracker& P = progress;
+  if (P.total_steps && P.have_step) done_fraction = static_cast<double>(P.max_step) / static_cast<double>(P.total_steps);
+  else if (P.total_epochs) done_fraction = static_cast<double>(P.max_epoch) / static_cast<double>(P.total_epochs);
   data_frac = P.data_time.count() >= 3 && P.step_time.count() >= 3
                   ? P.data_time.sum() / std::max(P.step_time.sum(), 1e-12) *
                         (static_cast<double>(P.step_time.count()) / static_cast<double>(P.data_time.count()))

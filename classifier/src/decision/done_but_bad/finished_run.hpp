@@ -27,6 +27,8 @@ struct FinishedRun {
   // verdict (few or slow steps may just be where a pasted log stops).
   bool loss_only = false;
   double data_frac = 0;  // the share of the step spent waiting for data (0 when not printed)
+  // The share of the announced plan done (steps, else epochs); negative when none was announced.
+  double done_fraction = -1;
 
   // The verdict: CLS at confidence CONF, FIRST_IMPLICATION (if any) ahead of the class's own.
   bool decide(const char* cls, double conf, const std::string& first_implication = "");
