@@ -316,10 +316,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  // The GPUAlert paper's fifteen classes (taxonomy.md), scored on their own as well.
+  static const std::set<std::string> kPaperFifteen = {
+      "cuda_oom", "nccl", "cuda_runtime", "ram_oom", "segfault", "file_not_found", "permission", "missing_module",
+      "div_zero", "device_mismatch", "nan_loss", "oom_killer", "traceback", "assertion", "runtime_error"};
   std::map<std::string, std::vector<const Sample*>> groups;
   for (const auto& s : samples) {
     groups["all"].push_back(&s);
     groups["source=" + s.source].push_back(&s);
+    if (kPaperFifteen.count(s.mode)) groups["paper's fifteen classes"].push_back(&s);
   }
 
   json out;
