@@ -30,6 +30,14 @@ void collect_scheduler_state(Decision& d);
 void collect_kernel_events(Decision& d);
 void collect_exit_evidence(Decision& d);
 
+struct PrimaryChoice {
+  std::optional<Cand> primary;       // none: no cause, no disposition (healthy_or_not decides)
+  bool disposition_primary = false;  // the scheduler's action is the primary
+  std::optional<Cand> ended_by;      // what ended a job found hung
+  bool from_warning = false;         // the primary is a warning-level lead
+};
+PrimaryChoice choose_primary(Decision& d);
+
 // Replaces PRIMARY by a hang when the output stopped long before the end; ENDED_BY
 // receives what ended it.
 void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_primary, std::optional<Cand>& ended_by);
@@ -48,6 +56,12 @@ const Marker* announced_end_reached(const Decision& d);
 // Healthy by the text alone: FIN the end-of-run line, END the announced length reached.
 void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Facts& facts);
 
+// Writing the primary cause: its shows (returns the facts for the class's wording), the
+// witnesses' weight (sets the confidence; returns the exit status's agreement), the
+// other evidence as secondary findings, and what the reading cannot settle.
+Facts show_cause(Decision& d, const Cand& p);
+int weigh_witnesses(Decision& d, const Cand& p, bool disposition_primary);
+void relate_findings(Decision& d, const Cand& p, bool disposition_primary);
 void add_caveats(Decision& d, const Cand& p, bool from_warning, int agree);
 
 }  // namespace gpualert::classify::detail

@@ -204,9 +204,7 @@ Verdict healthy_or_not(Decision& d) {
     break;
   }
   d.v.facts = facts;
-  if (d.scan.partial) d.v.cannot_decide.push_back(d.gap_text());
-  if (d.scan.long_lines)
-    d.v.cannot_decide.push_back(std::to_string(d.scan.long_lines) + " over-long line(s) were read only in their first 64 KiB.");
+  d.note_scan_limits();
   if (d.v.cannot_decide.empty()) d.v.cannot_decide.push_back("Nothing beyond what the log and the exit status show.");
   return std::move(d.v);
 }
