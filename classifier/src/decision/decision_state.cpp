@@ -157,11 +157,10 @@ std::string Decision::loss_summary() const {
 
 void Decision::cite_loss_ends() {
   const auto tr = scan.loss.trend();
-  for (std::size_t i = 0; i < rules.rules.size(); ++i) {
-    if (rules.rules[i].id != "progress.loss") continue;
-    for (const Hit* h : scan.hits[i].all())
-      if (h->line == tr.start_line || h->line == tr.end_line) v.evidence.push_back(Citation{h->line, h->text, "progress.loss"});
-  }
+  const int rule = rule_index("progress.loss");
+  if (rule < 0) return;
+  for (const Hit* h : scan.hits[static_cast<std::size_t>(rule)].all())
+    if (h->line == tr.start_line || h->line == tr.end_line) v.evidence.push_back(Citation{h->line, h->text, "progress.loss"});
 }
 
 void Decision::show_status() {

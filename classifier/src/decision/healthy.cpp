@@ -32,10 +32,10 @@ bool ends_in_setup_chatter(const Decision& d, std::vector<Citation>& last) {
 }
 
 const Citation* finish_marker_near_end(const Decision& d) {
+  const int rule = d.rule_index("progress.run_end");
+  if (rule < 0) return nullptr;
   std::uint64_t last = 0;
-  for (std::size_t i = 0; i < d.rules.rules.size(); ++i)
-    if (d.rules.rules[i].id == "progress.run_end")
-      for (const Hit* h : d.scan.hits[i].all()) last = std::max(last, h->line);
+  for (const Hit* h : d.scan.hits[static_cast<std::size_t>(rule)].all()) last = std::max(last, h->line);
   if (!last) return nullptr;
   int n = 0;
   for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && n < 25; ++it, ++n)
