@@ -178,6 +178,7 @@ std::optional<LossTracker::LateRise> LossTracker::late_rise() const {
 }
 
 int printed_digits(double v) {
+  if (!std::isfinite(v) || v == 0) return 1;  // log10 of 0 or of a non-finite value has no digit count
   int d = 0;
   while (d < 9 && std::fabs(v * std::pow(10.0, d) - std::round(v * std::pow(10.0, d))) > 1e-6) ++d;
   return d + std::max(0, static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1);

@@ -50,7 +50,7 @@ LossShape shape_of(const FinishedRun& r) {
   s.repeats = L.exact_repeats();
   // A loss printed to two digits ("4.2") repeats while it converges: that needs a loss
   // that did not come down first.
-  const int digits = s.last ? printed_digits(s.last->value) : 0;
+  const int digits = s.last && s.last->value > 0.01 ? printed_digits(s.last->value) : 0;
   s.frozen = s.last && s.last->value > 0.01 &&
              ((s.repeats >= 5 && (digits >= 3 || tr.trend != LossTracker::Trend::down)) ||
               (s.repeats >= 3 && !progress_bar && digits >= 4));
