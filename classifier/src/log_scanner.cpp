@@ -151,6 +151,8 @@ LogScanner::LogScanner(const RuleSet& rules, ScanOptions opt)
       opt_(opt),
       thinner_([this](const PendingLine& p) { read_progress(p); }, [this](const PendingLine& p) { skip_progress(p); }) {
   res_.hits.resize(rules.rules.size());
+  for (int i : rules_.progress_rules)
+    if (rules_.rules[static_cast<std::size_t>(i)].id == "progress.loss") loss_rule_ = i;
   if (!opt_.reference) matcher_ = rules_.fast_matcher(opt_.build_matcher);
   if (!matcher_) opt_.reference = true;
   if (!opt_.reference) scratch_ = std::make_unique<FastMatcher::Scratch>(*matcher_);
@@ -349,6 +351,16 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
         else if (std::find(line_ids_.begin(), line_ids_.end(), idx) == line_ids_.end()) line_ids_.push_back(idx);
       }
     }
+    // A metrics table: its header (a step-cued line) is always read, and lines shaped
+    // like its rows become loss lines. Rows still held are read against the header they
+    // were printed under.
+    if (!(cue_bits & kCueLoss) && (opt_.reference || (cue_bits & kCueStep)) && TableReader::looks_like_header(text)) {
+      if (!opt_.reference) thinner_.flush();
+      table_.set_header(text);
+      keep = true;
+    } else if (!opt_.reference && table_.maybe_row(text)) {
+      cue_bits |= kCueLoss | kCueStep;
+    }
     // The digit-shaped cues, looked for only where the matcher has not already marked the
     // line as progress (a progress line's date is not needed to thin it).
     if (!opt_.reference && !(cue_bits & (kCueStep | kCueLoss | kCueDone))) cue_bits |= shape_cues(text);
@@ -517,6 +529,20 @@ void LogScanner::read_progress(const PendingLine& p) {
         h.on_warning = !r.on_warnings && looks_like_warning(lv.body);
         if (r.marks_progress) res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
         res_.hits[static_cast<std::size_t>(i)].add(std::move(h));
+      }
+    }
+    if ((p.cues & kCueLoss) && !has_loss && loss_rule_ >= 0) {
+      if (const auto r = table_.row(lv.body)) {
+        res_.progress.table_counters(r->epoch, r->epoch_total, r->step, r->step_total, lv.body, p.lineno);
+        if (res_.loss.add(r->loss_key, r->loss_value, p.lineno)) {
+          res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
+          has_loss = true;
+          // Cited as the loss rule's own finds are: the row, its column's name and value.
+          const int i = loss_rule_;
+          Hit h = make_hit(i, p.lineno, seg, p.section);
+          h.facts = {{"key", r->loss_key}, {"value", r->loss_value}};
+          res_.hits[static_cast<std::size_t>(i)].add(std::move(h));
+        }
       }
     }
     res_.progress.feed(lv.body, lv.prefix, p.lineno, has_loss);

@@ -16,6 +16,7 @@
 #include "fast_matcher.hpp"
 #include "loss_tracker.hpp"
 #include "progress_thinner.hpp"
+#include "table_reader.hpp"
 #include "progress_tracker.hpp"
 #include "rule_set.hpp"
 #include "traceback_parser.hpp"
@@ -111,6 +112,8 @@ class LogScanner {
   ScanResult res_;
   TracebackParser tb_;
   ProgressThinner thinner_;
+  TableReader table_;
+  int loss_rule_ = -1;  // progress.loss, whose finds a table row's loss joins  // the metrics table whose rows are being printed, if any
   std::unique_ptr<FastMatcher::Scratch> scratch_;
   std::vector<MatchEnd> matches_;  // scratch: one block's matches
   std::vector<int> line_ids_;      // scratch: the rules the matcher saw on one line

@@ -184,37 +184,55 @@ void ProgressTracker::note_step(std::uint64_t step, std::uint64_t total) {
   if (total >= step && total > 0) total_steps = std::max(total_steps, total);
 }
 
+// An epoch counter seen: "Epoch 3/10" in text, or "3/10" under a table's Epoch column.
+// True when the counter moved on (progress).
+bool ProgressTracker::note_epoch(std::int64_t e, std::uint64_t total, bool has_total, std::string_view s,
+                                 std::uint64_t line) {
+  bool is_progress = false;
+  if (e != epoch_no_) {
+    // A counter that moved on is progress ("Epoch 8: Train=... Val=..."), whatever the metrics are called.
+    if (e > epoch_no_) is_progress = true;
+    epoch_no_ = e;
+    ++epoch_index_;
+  }
+  if (e <= 1 && epoch_high_ >= 3 && has_total) {
+    // Back to the first epoch of an announced plan ("Epoch 1/10", not "best at epoch 1"):
+    // a new run (another model, a second stage) starts here.
+    restarted_at = line;
+    max_epoch = total_epochs = 0;
+    last_epoch = Marker{};
+    epoch_high_ = e;
+  }
+  epoch_high_ = std::max(epoch_high_, e);
+  // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
+  if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
+      (static_cast<std::uint64_t>(e) > max_epoch || !last_epoch)) {
+    max_epoch = static_cast<std::uint64_t>(e);
+    total_epochs = std::max(total_epochs, total);
+    last_epoch = Marker{line, cut(s)};
+  }
+  return is_progress;
+}
+
+void ProgressTracker::table_counters(std::optional<std::int64_t> epoch, std::uint64_t epoch_total,
+                                     std::optional<std::uint64_t> step, std::uint64_t step_total,
+                                     std::string_view row, std::uint64_t line) {
+  if (epoch) (void)note_epoch(*epoch, epoch_total, epoch_total > 0, row, line);
+  if (step) {
+    note_step(*step, step_total);
+    // The Step column counts the optimizer's steps, which a banner may have announced.
+    if (*step == max_step) last_counted_step = Marker{line, cut(row)};
+  }
+}
+
 void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_progress) {
   const Patterns& p = P();
   const re2::StringPiece sp(s.data(), s.size());
   std::string a, b;
   if (has(s, "poch") || has(s, "POCH")) {
-    if (RE2::PartialMatch(sp, p.epoch, &a, &b)) {
-      const auto e = static_cast<std::int64_t>(num(a));
-      if (e != epoch_no_) {
-        // A counter that moved on is progress ("Epoch 8: Train=... Val=..."), whatever the metrics are called.
-        if (e > epoch_no_) is_progress = true;
-        epoch_no_ = e;
-        ++epoch_index_;
-      }
-      if (e <= 1 && epoch_high_ >= 3 && !b.empty()) {
-        // Back to the first epoch of an announced plan ("Epoch 1/10", not "best at epoch 1"):
-        // a new run (another model, a second stage) starts here.
-        restarted_at = line;
-        max_epoch = total_epochs = 0;
-        last_epoch = Marker{};
-        epoch_high_ = e;
-      }
-      epoch_high_ = std::max(epoch_high_, e);
-      // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
-      const auto total = b.empty() ? 0 : static_cast<std::uint64_t>(num(b));
-      if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
-          (static_cast<std::uint64_t>(e) > max_epoch || !last_epoch)) {
-        max_epoch = static_cast<std::uint64_t>(e);
-        total_epochs = std::max(total_epochs, total);
-        last_epoch = Marker{line, cut(s)};
-      }
-    }
+    if (RE2::PartialMatch(sp, p.epoch, &a, &b))
+      is_progress = note_epoch(static_cast<std::int64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)),
+                               !b.empty(), s, line) || is_progress;
   }
   // "Total optimization steps = 40", "max_steps=256": the planned length.
   if (RE2::PartialMatch(sp, p.total, &a)) {

@@ -10,9 +10,12 @@
 // "iteration N/ M | ... | lm loss: ... | grad norm: ...", DeepSpeed "steps: N loss:
 // ... iter time (s):", Keras "Epoch 3/10" + "b/B [...] - 3ms/step - loss:", timm
 // "Train: E [ b/B ] Loss: Time: Data:", tqdm bars, and generic "step N loss X".
+// Metrics tables (a header naming the columns, rows of numbers) are read by
+// table_reader.hpp, which hands their counters to table_counters().
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +77,10 @@ class ProgressTracker {
   // Lines that were not read in full (thinned out of a long, steady middle) but that
   // count: progress lines, checkpoint saves, throttle records (estimates).
   void count_unread(std::uint64_t steps, std::uint64_t saves, std::uint64_t throttles);
+  // The counters of a metrics table's row (table_reader.hpp), ROW its text: told before
+  // the row is fed, so that a progress bar on it counts within the right epoch.
+  void table_counters(std::optional<std::int64_t> epoch, std::uint64_t epoch_total, std::optional<std::uint64_t> step,
+                      std::uint64_t step_total, std::string_view row, std::uint64_t line);
 
   // Steps.
   bool have_step = false;
@@ -114,6 +121,7 @@ class ProgressTracker {
   void timings(std::string_view s, std::string_view rank, std::uint64_t line);
   void markers(std::string_view s, std::uint64_t line);
   void note_step(std::uint64_t step, std::uint64_t total);
+  bool note_epoch(std::int64_t e, std::uint64_t total, bool has_total, std::string_view s, std::uint64_t line);
   std::int64_t ts_after_progress_ = 0;
   bool first_bound_pending_ = false;
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen

@@ -28,6 +28,7 @@ const Check kChecks[] = {
     {check_undertrained, Needs::completed},
     {check_divergence, Needs::anything},
     {check_underutilized_any_stretch, Needs::unknown_end},
+    {check_loader_oversubscribed, Needs::unknown_end},
     {check_throughput_bound, Needs::real_end},
     {check_straggler, Needs::real_end},
     {check_thermal_throttle, Needs::real_end},
