@@ -34,9 +34,30 @@ int classify_command(const ClassifyOptions& o) {
       std::cerr << "gpualert classify: --kernel-log " << k.string() << ": " << e.what() << "\n";
       return 2;
     }
-    for (const auto& e : events::parse_kernel_log(text, "file:" + k.string()))
-      status.events.push_back({0, e.source, e.text});
+    for (const auto& e : events::parse_kernel_log(text, "file:" + k.string())) {
+      const auto us = e.has_time()
+                          ? std::chrono::duration_cast<std::chrono::microseconds>(e.time.time_since_epoch()).count()
+                          : 0;
+      status.events.push_back({us, e.source, e.text});
+    }
     status.events_collected = true;
+  }
+  if (o.gpus != "all") {
+    // Each address in the kernel's form; anything else is refused, not guessed at.
+    std::string_view rest = o.gpus;
+    while (true) {
+      const auto comma = rest.find(',');
+      const std::string_view one = rest.substr(0, comma);
+      const auto id = events::normalize_bus_id(one);
+      if (!id) {
+        std::cerr << "gpualert classify: --gpus: '" << std::string(one.substr(0, 64))
+                  << "' is not a GPU's PCI address (like 0000:3b:00, as the kernel prints it) or 'all'\n";
+        return 2;
+      }
+      status.gpus.push_back(*id);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
   }
   int rc = 0;
   for (const auto& log : o.logs) {

@@ -27,6 +27,7 @@ struct ClassifyOptions {
   std::optional<std::string> state;
   std::vector<std::filesystem::path> rules;
   std::vector<std::filesystem::path> kernel_logs;  // saved dmesg / kern.log text for the run's node
+  std::string gpus = "all";                         // the run's GPUs: "all", or PCI addresses "0000:3b:00,0000:5e:00"
   std::optional<double> time_limit;                // seconds per log: a bigger log is read in part
   bool reference = false;                          // read every line with RE2 alone (slow; for comparison)
 };

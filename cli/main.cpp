@@ -28,6 +28,11 @@ int main(int argc, char** argv) {
   c->add_option("--rules", cls_rules, "extra rule file (repeatable)")->allow_extra_args(false);
   c->add_option("--kernel-log", cls.kernel_logs, "the node's kernel log for the run (saved dmesg, kern.log; repeatable)")
       ->allow_extra_args(false);
+  c->add_option("--gpus", cls.gpus,
+                "the run's GPUs as PCI addresses (0000:3b:00[,...], as the kernel prints them): only their kernel "
+                "records are the run's evidence, another GPU's fault is a neighbour's; 'all' (the default) counts "
+                "every record")
+      ->capture_default_str();
   c->add_option("--time-limit", cls.time_limit,
                 "seconds to spend reading each log: one too big is read from its start, then its end, and the "
                 "verdict names the part not read")

@@ -224,6 +224,48 @@ bool may_be_event(std::string_view m) {
 }
 }  // namespace
 
+namespace {
+
+bool hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+// DOMAIN:BB:DD[.F] at P, DOMAIN 4 to 8 hex digits; its length, or 0.
+std::size_t bus_id_at(std::string_view s, std::size_t p, std::string& out) {
+  std::size_t i = p;
+  while (i < s.size() && hex(s[i]) && i - p < 9) ++i;
+  const std::size_t dom = i - p;
+  if (dom < 4 || dom > 8) return 0;
+  if (i + 6 > s.size() || s[i] != ':' || !hex(s[i + 1]) || !hex(s[i + 2]) || s[i + 3] != ':' || !hex(s[i + 4]) ||
+      !hex(s[i + 5]))
+    return 0;
+  const std::size_t end = i + 6;
+  if (end < s.size() && (hex(s[end]) || s[end] == ':')) return 0;  // part of something longer
+  std::string id(s.substr(i - 4, 4));
+  id += s.substr(i, 6);
+  for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  out = id;
+  std::size_t n = end - p;
+  if (end + 1 < s.size() && s[end] == '.' && std::isdigit(static_cast<unsigned char>(s[end + 1]))) n += 2;
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::string> normalize_bus_id(std::string_view s, bool find) {
+  std::string id;
+  if (!find) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    if (s.size() > 4 && (s.substr(0, 4) == "PCI:" || s.substr(0, 4) == "pci:")) s.remove_prefix(4);
+    if (bus_id_at(s, 0, id) == s.size()) return id;
+    return std::nullopt;
+  }
+  for (std::size_t p = 0; p + 10 <= s.size(); ++p) {
+    if (!hex(s[p]) || (p > 0 && hex(s[p - 1]))) continue;
+    if (bus_id_at(s, p, id)) return id;
+  }
+  return std::nullopt;
+}
+
 std::optional<Event> parse_event_text(std::string_view m) {
   if (!may_be_event(m)) return std::nullopt;
   Event e;
@@ -234,19 +276,23 @@ std::optional<Event> parse_event_text(std::string_view m) {
     if (close == std::string_view::npos) return std::nullopt;
     e.kind = Kind::xid;
     e.xid = int_after(m, close + 2);
+    e.bus_id = normalize_bus_id(m.substr(x, close - x), true).value_or("");
     if (const auto p = m.find("pid=", close); p != std::string_view::npos) e.pid = int_after(m, p + 4);
     return e;
   }
   if (icontains(m, "uncorrectable ECC") || icontains(m, "double bit ECC") || (icontains(m, "DBE") && has(m, "NVRM"))) {
     e.kind = Kind::ecc;
+    e.bus_id = normalize_bus_id(m, true).value_or("");
     return e;
   }
   if (icontains(m, "row remap") && (icontains(m, "fail") || icontains(m, "pending"))) {
     e.kind = Kind::row_remap;
+    e.bus_id = normalize_bus_id(m, true).value_or("");
     return e;
   }
   if (icontains(m, "fallen off the bus")) {
     e.kind = Kind::fallen_off_bus;
+    e.bus_id = normalize_bus_id(m, true).value_or("");
     return e;
   }
   if (has(m, "Killed process") || has(m, "oom-kill:") || has(m, "invoked oom-killer") || has(m, "Out of memory")) {
@@ -265,6 +311,7 @@ std::optional<Event> parse_event_text(std::string_view m) {
   if ((icontains(m, "thermal") || icontains(m, "throttl") || icontains(m, "power brake")) &&
       (has(m, "NVRM") || icontains(m, "gpu") || icontains(m, "clock"))) {
     e.kind = Kind::throttle;
+    e.bus_id = normalize_bus_id(m, true).value_or("");
     return e;
   }
   return std::nullopt;

@@ -62,6 +62,30 @@ class ClassifyCli(GpualertCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn(b"absent.txt", p.stderr)
 
+    def test_gpus_keep_a_neighbours_fault_out_of_the_verdict(self):
+        # One node, two jobs: the kernel log (dmesg -T) records GPU 0000:3b:00 falling off the bus.
+        dmesg = self.tmp + "/dmesg-xid.txt"
+        with open(dmesg, "w") as f:
+            f.write("[Fri Nov 27 14:02:11 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, "
+                    "GPU has fallen off the bus.\n")
+        log = (b"step 1 loss 2.31\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+               b"RuntimeError: CUDA error: unspecified launch failure\n")
+        verdicts = {}
+        for gpus in ("0000:3b:00", "00000000:5E:00.0", "all"):
+            p = self.classify(["--json", "--exit-code", "1", "--kernel-log", dmesg, "--gpus", gpus, "-"], log)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            verdicts[gpus] = json.loads(p.stdout)
+        self.assertEqual((verdicts["0000:3b:00"]["class"], verdicts["0000:3b:00"]["attribution"]), ("gpu_hardware", "infra"))
+        self.assertEqual(verdicts["all"]["class"], "gpu_hardware")
+        mine = verdicts["00000000:5E:00.0"]
+        self.assertEqual((mine["class"], mine["attribution"]), ("cuda_runtime", "job"), mine)
+        side = [f["summary"] for f in mine["secondary"] if f["class"] == "gpu_hardware"]
+        self.assertTrue(side and "not this job's" in side[0] and "0000:3b:00" in side[0], mine["secondary"])
+        # A value that is no address is refused, with the reason, before any log is read.
+        p = self.classify(["--gpus", "3b:00;reboot", "-"], log)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(b"is not a GPU's PCI address", p.stderr)
+
     def test_slurm_state_timeout_and_text_output(self):
         p = self.classify(["--state", "TIMEOUT", "-"], b"step 10 loss 1.0\nstep 20 loss 0.9\n")
         self.assertEqual(p.returncode, 0)

@@ -3,11 +3,31 @@
 #include "analyzers.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/events/kernel_events.hpp"
 
 namespace gpualert::classify::detail {
+namespace {
+
+// "2026-11-27 14:02:11" in the node's local time, as the kernel log's reader would see it.
+std::string clock_text(std::int64_t us) {
+  const std::time_t t = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+}  // namespace
 
 void collect_kernel_events(Decision& d) {
   namespace ev = gpualert::events;
@@ -21,11 +41,31 @@ void collect_kernel_events(Decision& d) {
   };
   std::optional<Cand> hw, oom;
   int oom_rank = -1;
-  std::vector<Citation> pre;  // pre-existing hardware records
+  std::vector<Citation> pre;       // pre-existing hardware records
+  std::vector<Citation> pre_mine;  // ... on a GPU known to be the run's
+  std::string pre_mine_what;       // the first of those, as a claim
+  std::vector<std::string> neighbours;  // GPUs of other runs that faulted, for the secondary finding
+  std::vector<Citation> neighbour_cites;
+  bool unnamed = false;  // a hardware record that names no GPU, counted although the run's GPUs are known
+  const bool gpus_known = !d.st.gpus.empty();
   for (const auto& k : d.st.events) {
     const auto e = ev::parse_event_text(k.text);
     if (!e) continue;
     const bool during = in_window(k);
+    const bool gpu_record = e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
+                            e->kind == ev::Kind::fallen_off_bus || e->kind == ev::Kind::throttle;
+    if (gpu_record && gpus_known && !e->bus_id.empty() &&
+        std::find(d.st.gpus.begin(), d.st.gpus.end(), e->bus_id) == d.st.gpus.end()) {
+      // Another GPU of the node: a neighbour's fault, never this run's cause.
+      if (e->kind != ev::Kind::throttle && during) {
+        if (std::find(neighbours.begin(), neighbours.end(), e->bus_id) == neighbours.end()) {
+          neighbours.push_back(e->bus_id + (k.time_us ? " at " + clock_text(k.time_us) : std::string()));
+          if (neighbour_cites.size() < 3) neighbour_cites.push_back(event_cite(k, "events.neighbour"));
+        }
+      }
+      continue;
+    }
+    if (gpu_record && gpus_known && e->bus_id.empty() && e->kind != ev::Kind::throttle) unnamed = true;
     if (e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
         e->kind == ev::Kind::fallen_off_bus) {
       std::string claim;
@@ -48,7 +88,11 @@ void collect_kernel_events(Decision& d) {
                                                    : "the kernel log records a row-remapping failure";
       }
       if (!during) {
-        pre.push_back(event_cite(k, "events.preexisting"));
+        if (k.time_us && d.st.start_time_us && k.time_us < *d.st.start_time_us) {
+          (gpus_known && !e->bus_id.empty() ? pre_mine : pre).push_back(event_cite(k, "events.preexisting"));
+          if (gpus_known && !e->bus_id.empty() && pre_mine.size() == 1) pre_mine_what = claim + " on this run's GPU " + e->bus_id +
+                                                                         " at " + clock_text(k.time_us);
+        }
         continue;
       }
       if (!hw) {
@@ -88,8 +132,34 @@ void collect_kernel_events(Decision& d) {
     }
   }
   if (hw) {
+    if (unnamed) hw->claim += " (a record that names no GPU counts for every job on the node)";
     d.event_classes.push_back("gpu_hardware");
     d.add_cand(*hw);
+  } else if (!pre_mine.empty() && ((d.exit_status.code && !d.exit_status.zero) || (!d.slurm.empty() && d.slurm != "COMPLETED"))) {
+    // The run's own GPU had failed before the run began, and the run failed: the node
+    // was already sick. Below the job's own specific errors (an OOM, a missing module),
+    // above what a broken GPU makes a program print (CUDA errors, NCCL, a segfault).
+    Cand c{"gpu_hardware", 85, 0, nullptr,
+           "the node was already sick: " + pre_mine_what + ", before this run started (the GPU was faulty when the "
+           "run was given it)",
+           "kernel log", {}, pre_mine.size(), 1};
+    c.cites = pre_mine;
+    d.event_classes.push_back("gpu_hardware");
+    d.add_cand(c);
+  } else {
+    pre.insert(pre.end(), pre_mine.begin(), pre_mine.end());
+  }
+  if (!neighbours.empty()) {
+    // Said, never blamed: the GPUs of other jobs on this node.
+    Finding f;
+    f.cls = "gpu_hardware";
+    std::string list;
+    for (const auto& n : neighbours) list += (list.empty() ? "" : ", ") + n;
+    f.summary = "not this job's: GPU " + list + " of this node faulted during the run; this run's GPUs (" +
+                join(d.st.gpus, ", ") + ") have no fault recorded";
+    f.confidence = 0.3;
+    f.evidence = neighbour_cites;
+    d.v.secondary.push_back(std::move(f));
   }
   if (oom) {
     d.event_classes.push_back("oom_killer");

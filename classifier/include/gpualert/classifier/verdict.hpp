@@ -83,6 +83,11 @@ struct RunStatus {
   // (an empty list then means "nothing happened", not "not looked").
   std::vector<KernelEvent> events;
   bool events_collected = false;
+  // The run's GPUs as PCI addresses ("0000:3b:00", events::normalize_bus_id's form).
+  // When given, a GPU record counts as the run's evidence only if it names one of them
+  // (a record naming no GPU counts for every run on the node); a fault of another GPU
+  // is a neighbour's, said as a secondary finding. Empty: not known, every record counts.
+  std::vector<std::string> gpus;
   // The run's window (microseconds since the epoch): events before START are
   // pre-existing, not caused during the run.
   std::optional<std::int64_t> start_time_us, end_time_us;

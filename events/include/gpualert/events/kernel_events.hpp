@@ -29,6 +29,7 @@ struct Event {
   std::optional<int> pid;    // the process named by an Xid or OOM-kill record
   std::optional<int> uid;    // the owner of the OOM-killed process, when the record says
   std::string cgroup;        // the OOM-killed task's memory cgroup ("task_memcg=..."), when given
+  std::string bus_id;        // the GPU a GPU record names, as normalize_bus_id gives it ("0000:3b:00"); empty: none named
   bool has_time() const { return time.time_since_epoch().count() != 0; }
 };
 
@@ -57,6 +58,13 @@ ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point t
 
 // Whether this build can read the journal (libsystemd was found at build time).
 bool journal_supported();
+
+// A GPU's PCI address in one form, whichever way it was printed: the kernel's
+// "PCI:0000:3b:00" and "0000:3b:00.0", nvidia-smi's "00000000:3B:00.0", /proc's
+// "Bus Location: 0000:3b:00.0" all give "0000:3b:00" (domain, bus, device; lower
+// case; the function dropped, since a GPU is one device). nullopt: no address in S.
+// FIND: the first address inside a longer text, else S must be one address whole.
+std::optional<std::string> normalize_bus_id(std::string_view s, bool find = false);
 
 // Text-level helpers (also used by the classifier on lines merged into a job log).
 // Classifies one kernel-log message; nullopt when it is not a relevant event.
