@@ -46,7 +46,13 @@ classify::Verdict diagnose(const PostRunInput& in, std::chrono::steady_clock::ti
   status.exec_failed = in.facts.exec_failed;
   if (in.child_pid > 0) status.pids.push_back(in.child_pid);
   status.uid = static_cast<int>(::getuid());  // the child runs as the wrapper's user
-  if (in.settings.kernel_events) report::add_kernel_events(status, in.facts.started, in.facts.ended, problems);
+  if (in.settings.kernel_events) {
+    // The GPUs the child was given (the wrapper passed its environment on): a fault of
+    // another GPU of a shared node is then a neighbour's.
+    if (const auto list = report::gpus_from_environment())
+      report::add_job_gpus(status, list->first, list->second, problems);
+    report::add_kernel_events(status, in.facts.started, in.facts.ended, problems);
+  }
   status.hang_after_s = static_cast<double>(in.settings.hang_after.count()) / 1000.0;
   if (!in.streams.empty()) status.seconds_silent_before_end = report::silence_before_end(in.streams, in.facts.duration);
   const auto classifier = load_classifier(in.settings, problems);

@@ -46,6 +46,7 @@ std::optional<JobEnv> read_job_env(std::optional<std::uint32_t> job_override) {
   e.derived_raw = number<int>("SLURM_JOB_DERIVED_EC");
   e.restart_count = number<int>("SLURM_JOB_RESTART_COUNT").value_or(0);
   if (!job_override) e.het_job = number<std::uint32_t>("SLURM_HET_JOB_ID");
+  if (const char* g = std::getenv("SLURM_JOB_GPUS")) e.gpus = std::string(g).substr(0, 4096);
   e.std_out = env("SLURM_JOB_STDOUT");
   e.std_err = env("SLURM_JOB_STDERR");
   return e;

@@ -18,6 +18,9 @@ struct JobEnv {
   std::optional<std::uint32_t> het_job;
   // SLURM_JOB_STDOUT / SLURM_JOB_STDERR: the batch script's output paths (the owner's words).
   std::string std_out, std_err;
+  // SLURM_JOB_GPUS: the gres indices of the job's GPUs on this node ("0,2"); nullopt when
+  // Slurm gave none (no gpu gres: the job may use every GPU of the node).
+  std::optional<std::string> gpus;
 };
 
 // Reads the environment; JOB_OVERRIDE (from --job) wins. nullopt without a job id.

@@ -254,6 +254,11 @@ int main(int argc, char** argv) {
       std::vector<std::string> problems;  // the kernel log of this node, for the job's window
       const auto end = jf.facts.ended.time_since_epoch().count() ? jf.facts.ended : std::chrono::system_clock::now();
       const auto start = jf.facts.started.time_since_epoch().count() ? jf.facts.started : end - jf.facts.duration;
+      // The job's own GPUs on this node: another job's GPU fault is then a neighbour's.
+      // A job on several nodes keeps counting every GPU record for now: the other nodes'
+      // records, gathered below, name those nodes' GPUs, which this list does not hold.
+      if (env->gpus && nodes.size() <= 1)
+        report::add_job_gpus(status, *env->gpus, events::IndexMeaning::device_minor, problems);
       report::add_kernel_events(status, start, end, problems);
       for (const auto& step : logs.steps)
         for (const auto& t : step.tasks)

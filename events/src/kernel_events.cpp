@@ -256,7 +256,7 @@ std::optional<std::string> normalize_bus_id(std::string_view s, bool find) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
     if (s.size() > 4 && (s.substr(0, 4) == "PCI:" || s.substr(0, 4) == "pci:")) s.remove_prefix(4);
-    if (bus_id_at(s, 0, id) == s.size()) return id;
+    if (const auto n = bus_id_at(s, 0, id); n > 0 && n == s.size()) return id;
     return std::nullopt;
   }
   for (std::size_t p = 0; p + 10 <= s.size(); ++p) {

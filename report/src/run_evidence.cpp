@@ -1,5 +1,6 @@
 #include "gpualert/report/run_evidence.hpp"
 
+#include <cstdlib>
 #include <fstream>
 
 #include "gpualert/common/stream_index.hpp"
@@ -34,12 +35,38 @@ NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, s
 
 void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
                        std::chrono::system_clock::time_point to, std::vector<std::string>& problems) {
-  NodeKernelLog k = read_node_kernel_log(from, to);
+  // Only a known GPU can be said to have been sick before: without the run's GPUs an
+  // earlier record could be anyone's, and the window stays the run's own.
+  const bool baseline = !status.gpus.empty() && status.gpus.front() != "none";
+  NodeKernelLog k = read_node_kernel_log(baseline ? from - kBaseline : from, to);
   status.start_time_us = to_us(from);
   status.end_time_us = to_us(to);
   status.events_collected = k.read_any;
   for (auto& e : k.events) status.events.push_back(std::move(e));
   if (!k.read_any && !k.errors.empty()) problems.push_back("no kernel log could be read: " + k.errors.front());
+}
+
+void add_job_gpus(classify::RunStatus& status, std::string_view list, events::IndexMeaning meaning,
+                  std::vector<std::string>& problems) {
+  const char* dir = std::getenv("GPUALERT_NVIDIA_GPUS_DIR");
+  const auto inv = events::read_gpu_inventory(dir && *dir ? dir : events::kNvidiaGpusDir);
+  const auto sel = events::select_gpus(inv, list, meaning);
+  if (!sel.known) {
+    problems.push_back("which GPUs the run held is not known (" + sel.note +
+                       "): every GPU record of the node's kernel log was counted as the run's");
+    return;
+  }
+  status.gpus = sel.bus_ids.empty() ? std::vector<std::string>{"none"} : sel.bus_ids;
+}
+
+std::optional<std::pair<std::string, events::IndexMeaning>> gpus_from_environment() {
+  if (const char* s = std::getenv("SLURM_JOB_GPUS"); s && *s) return std::make_pair(std::string(s), events::IndexMeaning::device_minor);
+  if (const char* c = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    const char* order = std::getenv("CUDA_DEVICE_ORDER");
+    const bool pci = order && std::string_view(order) == "PCI_BUS_ID";
+    return std::make_pair(std::string(c), pci ? events::IndexMeaning::pci_order : events::IndexMeaning::cuda_default);
+  }
+  return std::nullopt;
 }
 
 std::optional<double> silence_before_end(const std::filesystem::path& streams, std::chrono::milliseconds duration) {

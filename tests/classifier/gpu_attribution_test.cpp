@@ -117,6 +117,8 @@ TEST(BusId, EveryPrintedFormIsOneAddress) {
   EXPECT_FALSE(ev::normalize_bus_id("3b:00"));
   EXPECT_FALSE(ev::normalize_bus_id("0000:3b:00:00"));
   EXPECT_FALSE(ev::normalize_bus_id("all"));
+  EXPECT_FALSE(ev::normalize_bus_id(""));
+  EXPECT_FALSE(ev::normalize_bus_id("PCI:"));
   EXPECT_FALSE(ev::normalize_bus_id("0000:3b:00; rm -rf /"));
   EXPECT_EQ(ev::normalize_bus_id("NVRM: GPU 0000:86:00.0: GPU has fallen off the bus.", true), "0000:86:00");
   EXPECT_FALSE(ev::normalize_bus_id("at 14:02:11 on 2026-11-27", true));

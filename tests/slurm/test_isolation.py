@@ -73,6 +73,19 @@ def attachment(m, name):
     return ""
 
 
+def spool_state(jid):
+    """What the node's spool says of JID's message, for a failure's text."""
+    out = [sh("df -k %s; ls -la %s %s" % (SPOOL, job_dir(jid), os.path.join(SPOOL, "outbox", "*")), check=False)
+           .stdout.decode(errors="replace")[-3000:]]
+    for path in (os.path.join(SPOOL, "admin.log"), os.path.join(job_dir(jid), "helper.log")):
+        if os.path.isfile(path):
+            with open(path, errors="replace") as f:
+                out.append("== %s\n%s" % (path, f.read()[-3000:]))
+    out.append(sh("journalctl -q --no-pager GPUALERT_JOB_ID=%d 2>/dev/null | tail -20" % jid, check=False)
+               .stdout.decode(errors="replace"))
+    return "\n".join(out)
+
+
 def job_dir(jid):
     return os.path.join(SPOOL, "jobs", str(jid))
 
@@ -361,8 +374,8 @@ class NoUserTouchesAnother(unittest.TestCase):
             self.assertEqual(msgs[0]["X-Gpualert-Class"], "missing_module", body(msgs[0])[:2000])
             self.assertIn("alice_pkg", body(msgs[0]))
             for b in bobs:
-                bm = messages_for(b, wait=60)
-                self.assertEqual(len(bm), 1, "bob's job %d got no message" % b)
+                bm = messages_for(b, wait=120)
+                self.assertEqual(len(bm), 1, "bob's job %d got no message\n%s" % (b, spool_state(b)))
                 text = body(bm[0])
                 self.assertTrue("were not kept" in text or "over the cap" in text,
                                 "bob's message does not say what was left out: %s" % text[-1500:])

@@ -87,6 +87,7 @@ struct RunStatus {
   // When given, a GPU record counts as the run's evidence only if it names one of them
   // (a record naming no GPU counts for every run on the node); a fault of another GPU
   // is a neighbour's, said as a secondary finding. Empty: not known, every record counts.
+  // {"none"}: the run held no GPU, so no GPU record is its.
   std::vector<std::string> gpus;
   // The run's window (microseconds since the epoch): events before START are
   // pre-existing, not caused during the run.
