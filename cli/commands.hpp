@@ -37,6 +37,16 @@ int classify_command(const ClassifyOptions& o);
 // (post_run_wire.hpp) from descriptor FD.
 int post_run_command(int fd);
 
+struct ReportOptions {
+  std::string since = "now-7days", until = "now";  // sacct's own time forms
+  std::string partitions, users, nodelist;         // sacct -r / -u / -N lists
+  bool json = false, csv = false;
+  std::string input;  // a saved `sacct --json` ("-": stdin) instead of running sacct
+  std::size_t top = 15;
+};
+int report_command(const ReportOptions& o);
+std::vector<std::string> sacct_args(const ReportOptions& o);
+
 struct OutboxOptions {
   std::string action;  // list | show | retry | purge | flush
   std::string id;      // show, retry

@@ -81,6 +81,20 @@ int main(int argc, char** argv) {
   l->add_option("--stream", lg.stream, "out | err | gpualert | all")
       ->check(CLI::IsMember({"out", "err", "gpualert", "all"}));
 
+  ReportOptions rp;
+  auto* r = app.add_subcommand("report", "the fleet's verdicts from Slurm's accounting: failures per class and whose "
+                                         "move, faulty nodes and GPUs, users' repeated failures, GPU-hours per class");
+  r->add_option("--since", rp.since, "start of the window, in sacct's forms (now-7days, 2026-11-01T08:00)")
+      ->capture_default_str();
+  r->add_option("--until", rp.until, "end of the window, in sacct's forms")->capture_default_str();
+  r->add_option("--partition", rp.partitions, "only these partitions (comma-separated)");
+  r->add_option("--user", rp.users, "only these users (comma-separated)");
+  r->add_option("--nodelist", rp.nodelist, "only jobs that ran on these nodes (Slurm's node list form)");
+  auto* rj = r->add_flag("--json", rp.json, "JSON for dashboards");
+  r->add_flag("--csv", rp.csv, "CSV for spreadsheets: section,name,detail,jobs,gpu_hours,share")->excludes(rj);
+  r->add_option("--input", rp.input, "read a saved `sacct --json` output ('-' for stdin) instead of running sacct");
+  r->add_option("--top", rp.top, "rows in the fault and user tables")->check(CLI::Range(1, 1000))->capture_default_str();
+
   // The diagnosis half of `gpualert run`, started by the launcher (not for users).
   int post_run_fd = -1;
   auto* pr = app.add_subcommand("post-run", "")->group("");
@@ -117,5 +131,6 @@ int main(int argc, char** argv) {
     return config_check_command(cc);
   }
   if (l->parsed()) return log_command(lg);
+  if (r->parsed()) return report_command(rp);
   return 2;
 }

@@ -99,6 +99,11 @@ Classifier Classifier::from_files(const std::vector<std::filesystem::path>& file
   return Classifier(build(read_files(files)));
 }
 
+std::string Classifier::remedy_for(std::string_view cls) const {
+  const auto* t = rules_->impl->text_for(cls);
+  return t ? detail::fill_template(t->remedy, {}) : std::string();  // without a job's facts: the general advice
+}
+
 std::size_t Classifier::rule_count() const { return rules_->impl->rules.size(); }
 
 const std::vector<std::string>& Classifier::engine_notes() const { return rules_->impl->engine_notes; }

@@ -40,6 +40,8 @@ class Classifier {
   Verdict classify_text(std::string_view text, const RunStatus& status) const;
 
   std::size_t rule_count() const;
+  // The usual remedy of class CLS as the rules word it ("" when they say none).
+  std::string remedy_for(std::string_view cls) const;
   // What the fast matcher could not take (each such rule is checked on every line,
   // slower): known once its database is built (a cached one is loaded with the rules;
   // otherwise the first log over a few MiB builds it, or build_fast_matcher()).
