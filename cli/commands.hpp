@@ -47,6 +47,12 @@ struct ReportOptions {
 int report_command(const ReportOptions& o);
 std::vector<std::string> sacct_args(const ReportOptions& o);
 
+struct ShowOptions {
+  std::string job;
+  std::string spool = "/var/spool/gpualert";  // the node's spool, where the helper keeps each job's files
+};
+int show_command(const ShowOptions& o);
+
 struct OutboxOptions {
   std::string action;  // list | show | retry | purge | flush
   std::string id;      // show, retry

@@ -95,6 +95,12 @@ int main(int argc, char** argv) {
   r->add_option("--input", rp.input, "read a saved `sacct --json` output ('-' for stdin) instead of running sacct");
   r->add_option("--top", rp.top, "rows in the fault and user tables")->check(CLI::Range(1, 1000))->capture_default_str();
 
+  ShowOptions sw;
+  auto* sh = app.add_subcommand("show", "one Slurm job's verdict: from accounting, and in full on the node that ran it "
+                                        "(your own jobs; an administrator any)");
+  sh->add_option("job", sw.job, "the job id (1234, or 1234_7 for an array task)")->required();
+  sh->add_option("--spool", sw.spool, "the node's spool")->capture_default_str();
+
   // The diagnosis half of `gpualert run`, started by the launcher (not for users).
   int post_run_fd = -1;
   auto* pr = app.add_subcommand("post-run", "")->group("");
@@ -132,5 +138,6 @@ int main(int argc, char** argv) {
   }
   if (l->parsed()) return log_command(lg);
   if (r->parsed()) return report_command(rp);
+  if (sh->parsed()) return show_command(sw);
   return 2;
 }

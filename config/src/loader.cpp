@@ -18,7 +18,7 @@ namespace {
 const char* const kKeys[] = {
     "smtp_url", "smtp_user", "smtp_password_file", "smtp_tls", "smtp_ca_file", "smtp_verify_peer",
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
-    "attach_budget", "tail_lines", "artifact", "kernel_events", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
+    "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
     "digest_burst", "digest_window", "digest_quiet", "array_mail"};
 
@@ -216,6 +216,8 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     s_.tail_lines = static_cast<int>(*n);
   } else if (key == "kernel_events") {
     set_bool(s_.kernel_events);
+  } else if (key == "accounting") {
+    set_bool(s_.accounting);
   } else if (key == "hang_after") {
     const auto d = parse_duration(value);
     if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");

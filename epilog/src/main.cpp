@@ -36,6 +36,7 @@
 #include "node_events.hpp"
 #include "output_silence.hpp"
 #include "gpualert/common/run_program.hpp"
+#include "accounting_verdict.hpp"
 #include "slurm_accounting.hpp"
 
 using namespace gpualert;
@@ -330,6 +331,8 @@ int main(int argc, char** argv) {
                                                  return with_job(report::build_message(v, jf.facts, mi));
                                                });
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
+    // Into the job's accounting record too: the fleet's view (sacct, gpualert report).
+    if (settings.accounting) note(record_in_accounting(report_job, v, env->node, status.gpus));
     if (spool)
       if (const auto n = spool::expire_job_dirs(*spool, std::chrono::hours(24) * keep_days))
         note("removed " + std::to_string(n) + " job directories older than " + std::to_string(keep_days) + " days");

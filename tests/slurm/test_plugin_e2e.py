@@ -331,6 +331,8 @@ class PluginOnRealSlurm(unittest.TestCase):
                              "'echo step 1 loss 2.31; sleep 6; echo RuntimeError: CUDA error: unspecified launch failure >&2; exit 1'",
                              check=True).stdout.decode())
         wait_running(jid)
+        # jobstats' record, there before the helper writes (jobstats itself writes after the end).
+        sh(["scontrol", "update", "jobid=%d" % jid, "AdminComment=JS1:H4sIAAAAAAAAA6tWSs7PS8tM"])
         time.sleep(1)
         with open("/dev/kmsg", "w") as k:
             k.write("NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus.\n")
@@ -342,6 +344,33 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertEqual(msgs[0]["X-Gpualert-Attribution"], "infra")
         self.assertIn("Xid 79", body)
         self.assertIn("GPU has fallen off the bus", body)
+        # The verdict in Slurm's accounting, beside jobstats' record, which also survives a
+        # later write of its own (as jobstats' slurmctld epilog would make it).
+        comments = lambda: sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "AdminComment,SystemComment"]
+                              ).stdout.decode().strip().splitlines()[-1]
+        deadline = time.time() + 30
+        while "gpualert1:" not in comments() and time.time() < deadline:
+            time.sleep(0.5)
+        admin, system = comments().split("|", 1)
+        print("\n  sacct -o AdminComment,SystemComment: %s | %s" % (admin, system), flush=True)
+        self.assertEqual(admin, "JS1:H4sIAAAAAAAAA6tWSs7PS8tM")
+        self.assertRegex(system, r"^gpualert1:class=gpu_hardware;attr=infra;conf=0\.\d\d;node=\S+;bad=0000:3b:00;v=")
+        sh(["sacctmgr", "-i", "modify", "job", "where", "jobid=%d" % jid, "set", "AdminComment=JS1:later"])
+        self.assertEqual(comments(), "JS1:later|" + system)
+        # `gpualert show`: the owner sees the verdict and where the log is; another user does not.
+        gpualert = os.path.join(os.path.dirname(HELPER), "gpualert")
+        shown = as_user("%s show --spool %s %d" % (gpualert, SPOOL, jid))
+        out = shown.stdout.decode()
+        self.assertEqual(shown.returncode, 0, shown.stderr.decode() + out)
+        self.assertIn("verdict: gpu_hardware (whose move: infra", out)
+        self.assertIn("faulted GPU 0000:3b:00", out)
+        self.assertIn("/jobs/%d/combined.log" % jid, out)
+        self.assertIn("GPU has fallen off the bus", out)
+        refused = as_user("%s show --spool %s %d" % (gpualert, SPOOL, jid), user="nobody")
+        self.assertEqual(refused.returncode, 1, refused.stdout.decode())
+        # Refused by gpualert, or not even shown by Slurm (PrivateData): never the verdict.
+        self.assertRegex(refused.stderr, rb"is not yours|has no job")
+        self.assertNotIn(b"gpu_hardware", refused.stdout)
         time.sleep(6)  # the record stays in the ring buffer: keep it out of the next job's window
 
     def test_15_timeout_and_cancel_when_the_relay_fails(self):

@@ -55,6 +55,9 @@ struct Settings {
   std::uint64_t log_max = 2ull << 30;
   std::vector<std::filesystem::path> rule_files;  // site/user rule files added to the built-in set
   bool kernel_events = true;  // read the node's journal / kernel log for Xid, ECC and OOM-killer records
+  // Under Slurm: store the verdict in the job's accounting record (SystemComment), the
+  // fleet store `gpualert report` reads.
+  bool accounting = true;
   // Silence before an ended run that makes it a hang (at least 20 late steps long too).
   std::chrono::milliseconds hang_after{300000};
 
