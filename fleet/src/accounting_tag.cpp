@@ -86,7 +86,8 @@ std::optional<AccountingVerdict> parse_tag(std::string_view field) {
       }
     }
   }
-  if (v.cls.empty() || !conf_seen) return std::nullopt;
+  // A class id is a short identifier (format_tag keeps 40 bytes of one): anything else is not ours.
+  if (v.cls.empty() || v.cls.size() > 40 || !conf_seen) return std::nullopt;
   for (char c : v.cls)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return std::nullopt;
   return v;

@@ -19,8 +19,9 @@ namespace od = simdjson::ondemand;
 std::int64_t number_of(od::value v) {
   switch (v.type()) {
     case od::json_type::number: {
-      double d = v.get_double();
-      return static_cast<std::int64_t>(d);
+      const double d = v.get_double();
+      // A value past what a count or a time can be (1e300, a NaN) is no value: 0.
+      return d > -9.0e18 && d < 9.0e18 ? static_cast<std::int64_t>(d) : 0;
     }
     case od::json_type::object:
       for (auto f : v.get_object())
