@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "gpualert/common/run_program.hpp"
 #include "gpualert/events/kernel_events.hpp"
@@ -63,13 +64,21 @@ std::string record_in_accounting(std::uint32_t job, const classify::Verdict& v, 
   if (!(job_gpus.size() == 1 && job_gpus.front() == "none")) a.gpus = job_gpus;
   if (v.attribution == "infra") a.bad = faulted_gpus(v);
   a.version = "0.1.0";
-  const std::string tag = fleet::format_tag(a);
+  // sacctmgr (22.05) lower-cases every value it writes, quoted or not: a token written
+  // in lower case reads back as written.
+  std::string tag = fleet::format_tag(a);
+  for (char& c : tag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string error;
   const auto before = system_comment(job, error);
   if (!before) return "accounting: not recorded (" + error + ")";
   const std::string merged = fleet::merge_tag(*before, tag);
+  // Another writer's text goes back as it was or not at all: a capital letter would come
+  // back lower-cased, and a double quote would end the value early.
+  if (std::any_of(before->begin(), before->end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || c == '"'; }))
+    return "accounting: not recorded (the job's SystemComment holds another writer's capitals or quotes, which "
+           "sacctmgr would not write back as they are)";
   const auto w = run_program({"sacctmgr", "-i", "modify", "job", "where", "jobid=" + std::to_string(job), "set",
-                              "SystemComment=" + merged},
+                              "SystemComment=\"" + merged + "\""},
                              std::chrono::seconds(30));
   if (!ran_ok(w))
     return "accounting: not recorded (sacctmgr: " + (w ? first_line(w->err + w->out) : std::string("did not run")) + ")";

@@ -331,8 +331,10 @@ class PluginOnRealSlurm(unittest.TestCase):
                              "'echo step 1 loss 2.31; sleep 6; echo RuntimeError: CUDA error: unspecified launch failure >&2; exit 1'",
                              check=True).stdout.decode())
         wait_running(jid)
-        # jobstats' record, there before the helper writes (jobstats itself writes after the end).
+        # jobstats' record, there before the helper writes (jobstats itself writes after the end),
+        # and another writer's note in SystemComment, the field the helper adds to.
         sh(["scontrol", "update", "jobid=%d" % jid, "AdminComment=JS1:H4sIAAAAAAAAA6tWSs7PS8tM"])
+        sh(["sacctmgr", "-i", "modify", "job", "where", "jobid=%d" % jid, "set", "SystemComment=bb:staged-3-files"])
         time.sleep(1)
         with open("/dev/kmsg", "w") as k:
             k.write("NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus.\n")
@@ -354,9 +356,11 @@ class PluginOnRealSlurm(unittest.TestCase):
         admin, system = comments().split("|", 1)
         print("\n  sacct -o AdminComment,SystemComment: %s | %s" % (admin, system), flush=True)
         self.assertEqual(admin, "JS1:H4sIAAAAAAAAA6tWSs7PS8tM")
-        self.assertRegex(system, r"^gpualert1:class=gpu_hardware;attr=infra;conf=0\.\d\d;node=\S+;bad=0000:3b:00;v=")
+        self.assertRegex(system,
+                         r"^bb:staged-3-files gpualert1:class=gpu_hardware;attr=infra;conf=0\.\d\d;node=\S+;bad=0000:3b:00;v=")
+        # (sacctmgr of Slurm 22.05 lower-cases what it writes, whoever asks.)
         sh(["sacctmgr", "-i", "modify", "job", "where", "jobid=%d" % jid, "set", "AdminComment=JS1:later"])
-        self.assertEqual(comments(), "JS1:later|" + system)
+        self.assertEqual(comments(), "js1:later|" + system)
         # `gpualert show`: the owner sees the verdict and where the log is; another user does not.
         gpualert = os.path.join(os.path.dirname(HELPER), "gpualert")
         shown = as_user("%s show --spool %s %d" % (gpualert, SPOOL, jid))

@@ -8,6 +8,8 @@
 // whole with "JS1:<data>" and its readers expect that prefix first. Other writers of
 // SystemComment (a burst buffer plugin, slurmctld's notes) keep their text: merge()
 // replaces only a previous gpualert token and leaves every other byte in place.
+// (sacctmgr of Slurm 22.05 writes any value in lower case: the writer lower-cases the
+// token and leaves a field with another writer's capitals alone.)
 // The token holds no blank, '|' or control byte (sacct -P's delimiter and line ends
 // stay unambiguous) and is at most kMaxTokenBytes long.
 #include <optional>
