@@ -68,7 +68,11 @@ struct Rule {
   std::string pattern;  // as given to RE2 (with "(?i)" for icase rules)
   LazyRegex re;
   LazyRegex frames_re;  // exception rules only: must match the traceback's frames
-  bool has_captures() const { return re.get().NumberOfCapturingGroups() > 0; }
+  // Facts to read from the match: named groups, or {match} in the claim (a rule with no
+  // group that says "{match}" showed "(?)" before).
+  bool has_captures() const {
+    return says.find("{match}") != std::string::npos || re.get().NumberOfCapturingGroups() > 0;
+  }
 };
 
 // Per-class wording and default priority.

@@ -100,6 +100,17 @@ TEST(Rules, SiteRuleChangesAVerdict) {
   EXPECT_NE(v.shows.front().find("Lustre quota exhausted for bob"), std::string::npos);
 }
 
+TEST(Rules, MatchIsFilledWithoutAnyGroup) {
+  // "{match}" in a claim is the matched text even when the pattern names no group.
+  const std::string log = "step 1 loss 2.0\nLUSTRE-ERR: scratch quota exhausted\n";
+  RuleFile f(R"js({"schema":1, "rules":[{"id":"site.lustre","class":"permission",
+              "pattern":"scratch quota exhausted|project quota exhausted", "says":"Lustre says: {match}"}]})js");
+  const Verdict v = Classifier::with_builtin_rules({f.path}).classify_text(log, exit_status(1));
+  ASSERT_EQ(v.cls, "permission");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("Lustre says: scratch quota exhausted"), std::string::npos) << v.shows.front();
+}
+
 TEST(Rules, SiteCanDisableABuiltinRule) {
   const std::string log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
   RuleFile f(R"js({"schema":1,"rules":[{"id":"gpu.cuda_oom.torch","disabled":true},

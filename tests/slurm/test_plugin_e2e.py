@@ -370,6 +370,13 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertIn("faulted GPU 0000:3b:00", out)
         self.assertIn("/jobs/%d/combined.log" % jid, out)
         self.assertIn("GPU has fallen off the bus", out)
+        # `gpualert report` over the last hour, from the real sacct: this job's GPU fault on its GPU.
+        rep = sh([gpualert, "report", "--since", "now-1hours", "--json"], check=False)
+        self.assertEqual(rep.returncode, 0, rep.stderr.decode())
+        r = json.loads(rep.stdout)
+        self.assertGreaterEqual(r["with_verdict"], 1, r)
+        faults = [f for f in r["faults"] if f["gpu"] == "0000:3b:00" and jid in f["job_ids"]]
+        self.assertTrue(faults, r["faults"])
         refused = as_user("%s show --spool %s %d" % (gpualert, SPOOL, jid), user="nobody")
         self.assertEqual(refused.returncode, 1, refused.stdout.decode())
         # Refused by gpualert, or not even shown by Slurm (PrivateData): never the verdict.
