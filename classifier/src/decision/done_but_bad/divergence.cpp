@@ -29,11 +29,15 @@ LossShape shape_of(const FinishedRun& r) {
                 std::fabs(tr.end - tr.start) < 0.01 * std::max(std::fabs(tr.start), 1e-9);
   s.grad_zero = P.grad_norm.count() >= 3 && P.grad_norm.max() <= 1e-8;
   s.lr_zero = P.lr.count() >= 3 && std::fabs(P.lr.max()) <= 1e-12 && std::fabs(P.lr.min()) <= 1e-12;
-  // Finite but absurd: no usual training loss ends above a million.
+  // Finite but absurd: no usual training loss ends above a million. A loss summed over
+  // pixels or tokens can start there and fall steadily (a VAE's 1.8e6 -> 5.2e5): large,
+  // but learning. So a falling loss counts as exploded only once it has been astronomical
+  // (1e9 and up: 1e20 under a learning rate of 1e6, "falling" to 2e5).
   double loss_max = 0;
   for (const auto& x : L.head()) loss_max = std::max(loss_max, std::fabs(x.value));
   for (const auto& x : L.tail()) loss_max = std::max(loss_max, std::fabs(x.value));
-  s.exploded = r.has_trend && (std::fabs(tr.end) >= 1e6 || (loss_max >= 1e6 && std::fabs(tr.end) >= 1e3));
+  s.exploded = r.has_trend && (tr.trend != LossTracker::Trend::down || loss_max >= 1e9) &&
+               (std::fabs(tr.end) >= 1e6 || (loss_max >= 1e6 && std::fabs(tr.end) >= 1e3));
   // Never really moved: ten or more values and less than an 8% drop end to end.
   const double rel = r.has_trend ? (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9) : 0;
   s.stuck = r.has_trend && L.finite_count() >= 10 && rel > -0.08;
