@@ -112,6 +112,15 @@ T field(const json& j, const char* key, T fallback) {
   }
 }
 
+// A record's "..._unix" seconds as a time. The clock counts nanoseconds, which end in
+// the year 2262: a value past that (or before 1970) is no time a record of ours holds,
+// and converting it would overflow. It reads as 0, "not known".
+std::chrono::system_clock::time_point from_unix(long long s) {
+  using std::chrono::seconds;
+  const long long last = std::chrono::duration_cast<seconds>(std::chrono::system_clock::duration::max()).count() - 1;
+  return std::chrono::system_clock::time_point(seconds(s >= 0 && s <= last ? s : 0));
+}
+
 void fill_from_meta(StoredMessage& m, const json& j) {
   m.envelope.from = field<std::string>(j, "from", "");
   m.envelope.to = field<std::vector<std::string>>(j, "to", {});
@@ -122,9 +131,8 @@ void fill_from_meta(StoredMessage& m, const json& j) {
   m.user = field<std::string>(j, "user", "");
   m.cls = field<std::string>(j, "class", "");
   m.notice = field<bool>(j, "notice", false);
-  using std::chrono::seconds;
-  m.created = std::chrono::system_clock::time_point(seconds(field<long long>(j, "created_unix", 0)));
-  m.next_attempt = std::chrono::system_clock::time_point(seconds(field<long long>(j, "next_attempt_unix", 0)));
+  m.created = from_unix(field<long long>(j, "created_unix", 0));
+  m.next_attempt = from_unix(field<long long>(j, "next_attempt_unix", 0));
   m.digest_key = field<std::string>(j, "digest_key", "");
   m.record.clear();
   if (j.is_object() && j.contains("record") && j["record"].is_object())
