@@ -148,7 +148,8 @@ std::pair<std::optional<Clock::time_point>, std::string_view> split_stamp(std::s
     } else if (i < line.size() && line[i] == 'Z') {
       ++i;
     }
-    t = Clock::time_point(std::chrono::seconds(secs) + std::chrono::microseconds(us));
+    // The clock's nanoseconds end in 2262: a stamp past that is left without a time.
+    if (secs >= 0 && secs < 9'000'000'000LL) t = Clock::time_point(std::chrono::seconds(secs) + std::chrono::microseconds(us));
     rest = line.substr(i);
   } else if (line.size() > 16 && std::isupper(static_cast<unsigned char>(line[0])) && line[3] == ' ' && line[6] == ' ' &&
              line[9] == ':' && line[12] == ':') {
