@@ -13,18 +13,10 @@ import tempfile
 import time
 import unittest
 
-SRC = os.environ.get("GPUALERT_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+from test_package import SRC, sh  # the package test's own helpers (its setup does not run here)
+
 PACKAGE_OUT = os.environ.get("GPUALERT_PACKAGE_OUT", "")
 state = {}
-
-
-def sh(cmd, check=True, timeout=600, cwd=None):
-    p = subprocess.run(cmd, shell=isinstance(cmd, str), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, cwd=cwd)
-    if check and p.returncode != 0:
-        raise AssertionError("%s failed (%d):\n%s\n%s" % (cmd, p.returncode, p.stdout.decode()[-3000:],
-                                                         p.stderr.decode()[-3000:]))
-    return p
 
 
 def setUpModule():

@@ -44,7 +44,7 @@ void collect_kernel_events(Decision& d) {
   std::vector<Citation> pre;       // pre-existing hardware records
   std::vector<Citation> pre_mine;  // ... on a GPU known to be the run's
   std::string pre_mine_what;       // the first of those, as a claim
-  std::vector<std::string> neighbours;  // GPUs of other runs that faulted, for the secondary finding
+  std::vector<std::string> neighbours, neighbour_ids;  // GPUs of other runs that faulted ("<id> at <time>"; ids)
   std::vector<Citation> neighbour_cites;
   bool unnamed = false;  // a hardware record that names no GPU, counted although the run's GPUs are known
   const bool gpus_known = !d.st.gpus.empty();
@@ -52,22 +52,21 @@ void collect_kernel_events(Decision& d) {
     const auto e = ev::parse_event_text(k.text);
     if (!e) continue;
     const bool during = in_window(k);
-    const bool gpu_record = e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
-                            e->kind == ev::Kind::fallen_off_bus || e->kind == ev::Kind::throttle;
+    const bool fault_record = e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
+                              e->kind == ev::Kind::fallen_off_bus;
+    const bool gpu_record = fault_record || e->kind == ev::Kind::throttle;
     if (gpu_record && gpus_known && !e->bus_id.empty() &&
         std::find(d.st.gpus.begin(), d.st.gpus.end(), e->bus_id) == d.st.gpus.end()) {
-      // Another GPU of the node: a neighbour's fault, never this run's cause.
-      if (e->kind != ev::Kind::throttle && during) {
-        if (std::find(neighbours.begin(), neighbours.end(), e->bus_id) == neighbours.end()) {
-          neighbours.push_back(e->bus_id + (k.time_us ? " at " + clock_text(k.time_us) : std::string()));
-          if (neighbour_cites.size() < 3) neighbour_cites.push_back(event_cite(k, "events.neighbour"));
-        }
+      // Another GPU of the node: a neighbour's fault, never this run's cause (listed once per GPU).
+      if (fault_record && during && std::find(neighbour_ids.begin(), neighbour_ids.end(), e->bus_id) == neighbour_ids.end()) {
+        neighbour_ids.push_back(e->bus_id);
+        neighbours.push_back(e->bus_id + (k.time_us ? " at " + clock_text(k.time_us) : std::string()));
+        if (neighbour_cites.size() < 3) neighbour_cites.push_back(event_cite(k, "events.neighbour"));
       }
       continue;
     }
-    if (gpu_record && gpus_known && e->bus_id.empty() && e->kind != ev::Kind::throttle) unnamed = true;
-    if (e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
-        e->kind == ev::Kind::fallen_off_bus) {
+    if (fault_record && gpus_known && e->bus_id.empty()) unnamed = true;
+    if (fault_record) {
       std::string claim;
       bool hardware = true;
       if (e->kind == ev::Kind::xid) {
@@ -153,9 +152,7 @@ void collect_kernel_events(Decision& d) {
     // Said, never blamed: the GPUs of other jobs on this node.
     Finding f;
     f.cls = "gpu_hardware";
-    std::string list;
-    for (const auto& n : neighbours) list += (list.empty() ? "" : ", ") + n;
-    f.summary = "not this job's: GPU " + list + " of this node faulted during the run; this run's GPUs (" +
+    f.summary = "not this job's: GPU " + join(neighbours, ", ") + " of this node faulted during the run; this run's GPUs (" +
                 join(d.st.gpus, ", ") + ") have no fault recorded";
     f.confidence = 0.3;
     f.evidence = neighbour_cites;
