@@ -43,7 +43,8 @@ int sender_command(const SenderOptions& o) {
     args.insert(args.end(), {"--rate-global", std::to_string(s.rate_global),
                              "--rate-recipient", std::to_string(s.rate_recipient), "--interval",
                              secs(s.sender_interval), "--digest-quiet", secs(s.digest_quiet), "--digest-window",
-                             secs(s.digest_window)});
+                             secs(s.digest_window), "--infra-gather", secs(s.infra_gather), "--infra-window",
+                             secs(s.infra_window)});
     if (!s.from.empty()) args.insert(args.end(), {"--admin-from", s.from});
     args.push_back(o.once ? "--once" : "--serve");
     std::vector<char*> argv;

@@ -20,7 +20,7 @@ const char* const kKeys[] = {
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
-    "digest_burst", "digest_window", "digest_quiet", "array_mail"};
+    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -172,11 +172,16 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
       return bad("at most " + std::to_string(most_s) + " seconds, got '" + value + "'");
     (key == "retry_base" ? s_.retry_base : key == "retry_max" ? s_.retry_max
      : key == "expire_after" ? s_.expire_after : s_.sender_interval) = *d;
-  } else if (key == "admin_to") {
+  } else if (key == "admin_to" || key == "infra_to") {
     std::vector<std::string> list;
     std::string why;
     if (!parse_address_list(value, list, why)) return bad(why);
-    s_.admin_to = list;
+    (key == "admin_to" ? s_.admin_to : s_.infra_to) = list;
+  } else if (key == "infra_gather" || key == "infra_window") {
+    const auto d = parse_duration(value);
+    if (!d || d->count() > (key == "infra_gather" ? 86400000LL : 30LL * 86400000))
+      return bad("expected seconds (infra_gather up to 86400, infra_window up to 30 days), got '" + value + "'");
+    (key == "infra_gather" ? s_.infra_gather : s_.infra_window) = *d;
   } else if (key == "rate_global" || key == "rate_recipient") {
     const auto n = parse_size(value);
     if (!n || *n > 100000) return bad("expected messages per minute (0-100000), got '" + value + "'");

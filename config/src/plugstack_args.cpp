@@ -54,12 +54,16 @@ PluginArgs parse_plugin_args(const std::vector<std::string>& args) {
       if (val == "on") a.default_on = true;
       else if (val == "off") a.default_on = false;
       else a.errors.push_back("default must be on or off, got '" + val + "'");
-    } else if (key == "spool" || key == "conf" || key == "helper") {
+    } else if (key == "prolog") {
+      if (val == "on") a.prolog = true;
+      else if (val == "off") a.prolog = false;
+      else a.errors.push_back("prolog must be on or off, got '" + val + "'");
+    } else if (key == "spool" || key == "conf" || key == "helper" || key == "gpus_dir") {
       if (!sane_path(val)) {
         a.errors.push_back(key + " must be an absolute path, got '" + val + "'");
         continue;
       }
-      (key == "spool" ? a.spool : key == "conf" ? a.conf : a.helper) = val;
+      (key == "spool" ? a.spool : key == "conf" ? a.conf : key == "helper" ? a.helper : a.gpus_dir) = val;
     } else if (key == "partitions") {
       a.partitions = split_patterns(val);
       if (a.partitions.empty()) a.errors.push_back("partitions needs at least one partition name");
@@ -75,7 +79,7 @@ PluginArgs parse_plugin_args(const std::vector<std::string>& args) {
       else (key == "log_head" ? a.log_head : key == "log_tail" ? a.log_tail : key == "log_job" ? a.log_job : a.spool_floor) = *n;
     } else {
       a.errors.push_back("unknown argument '" + arg +
-                         "' (known: off, default=, partitions=, spool=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=, log_job=, spool_floor=)");
+                         "' (known: off, default=, partitions=, prolog=, spool=, gpus_dir=, conf=, helper=, allow_to=, max_to=, log_head=, log_tail=, log_job=, spool_floor=)");
     }
   }
   return a;

@@ -22,6 +22,7 @@
 #include "gpualert/config/loader.hpp"
 #include "gpualert/config/recipient_policy.hpp"
 #include "gpualert/report/delivery.hpp"
+#include "gpualert/report/infra_alert.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
 #include "gpualert/spool/spool_dir.hpp"
@@ -31,6 +32,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
+#include "job_start_view.hpp"
 #include "launch_failure.hpp"
 #include "notification_claim.hpp"
 #include "node_events.hpp"
@@ -258,9 +260,27 @@ int main(int argc, char** argv) {
       // The job's own GPUs on this node: another job's GPU fault is then a neighbour's.
       // A job on several nodes keeps counting every GPU record for now: the other nodes'
       // records, gathered below, name those nodes' GPUs, which this list does not hold.
-      if (env->gpus && nodes.size() <= 1)
+      // The prolog's job-start record knows them exactly, and where the kernel's logs
+      // stood when the job began: the window is read from there, and the GPU faults
+      // it saw before the start can say the node was already sick.
+      std::string start_note;
+      const auto rec = dir ? read_job_start(*dir, env->node, env->job, env->uid, start_note) : std::nullopt;
+      note(start_note);
+      std::optional<report::KernelStart> positions;
+      auto from = start;
+      if (rec && nodes.size() <= 1) {
+        if (!apply_job_gpus(status, *rec) && env->gpus)
+          report::add_job_gpus(status, *env->gpus, events::IndexMeaning::device_minor, problems);
+        positions = kernel_start(*rec);
+        from = start_time(*rec);
+        std::string held;
+        for (const auto& g : rec->gpus)
+          held += (held.empty() ? "" : ", ") + g.bus_id + (g.minor >= 0 ? " (/dev/nvidia" + std::to_string(g.minor) + ")" : "");
+        if (!held.empty()) jf.facts.extra.push_back({"GPUs", held});
+      } else if (env->gpus && nodes.size() <= 1) {
         report::add_job_gpus(status, *env->gpus, events::IndexMeaning::device_minor, problems);
-      report::add_kernel_events(status, start, end, problems);
+      }
+      report::add_kernel_events(status, from, end, problems, positions ? &*positions : nullptr);
       for (const auto& step : logs.steps)
         for (const auto& t : step.tasks)
           if (t.pid > 0) status.pids.push_back(t.pid);
@@ -333,6 +353,14 @@ int main(int argc, char** argv) {
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
     // Into the job's accounting record too: the fleet's view (sacct, gpualert report).
     if (settings.accounting) note(record_in_accounting(report_job, v, env->node, status.gpus));
+    // A fault of the cluster also goes to the admins: one message per node and GPU,
+    // listing every job it ended (this helper sends it if it held the first report).
+    const report::InfraJob ij{env->node, std::to_string(report_job), env->user, acct.exit_code,
+                              iso8601_utc(jf.facts.ended.time_since_epoch().count() ? jf.facts.ended
+                                                                                    : std::chrono::system_clock::now()),
+                              status.gpus};
+    if (const auto a = report::hold_for_admins(v, ij, settings); a.held || !a.error.empty())
+      note("cluster fault: " + report::send_admins_message(a, settings));
     if (spool)
       if (const auto n = spool::expire_job_dirs(*spool, std::chrono::hours(24) * keep_days))
         note("removed " + std::to_string(n) + " job directories older than " + std::to_string(keep_days) + " days");

@@ -371,7 +371,11 @@ void read_journal(Clock::time_point from, Clock::time_point to, const EventSourc
   }
   const auto from_us = std::chrono::duration_cast<std::chrono::microseconds>(from.time_since_epoch()).count();
   const auto to_us = std::chrono::duration_cast<std::chrono::microseconds>(to.time_since_epoch()).count();
-  r = sd_journal_seek_realtime_usec(j, static_cast<uint64_t>(std::max<std::int64_t>(from_us, 0)));
+  const bool after_cursor = !src.journal_after_cursor.empty();
+  r = after_cursor ? sd_journal_seek_cursor(j, src.journal_after_cursor.c_str())
+                   : sd_journal_seek_realtime_usec(j, static_cast<uint64_t>(std::max<std::int64_t>(from_us, 0)));
+  if (after_cursor && r >= 0 && sd_journal_next(j) > 0 && sd_journal_test_cursor(j, src.journal_after_cursor.c_str()) <= 0)
+    sd_journal_previous(j);  // the cursor's own entry is gone (rotated): start at the next one
   if (r < 0) {
     rep.errors.push_back("journal: seek failed (" + std::string(std::strerror(-r)) + ")");
     sd_journal_close(j);
@@ -394,7 +398,7 @@ void read_journal(Clock::time_point from, Clock::time_point to, const EventSourc
     const std::string mono = field(j, "_SOURCE_MONOTONIC_TIMESTAMP");
     if (!mono.empty() && mono.size() < 20 && mono.find_first_not_of("0123456789") == std::string::npos) {
       e->time = kmsg_zero() + std::chrono::microseconds(std::stoll(mono));
-      if (e->time < from || e->time > to) continue;
+      if ((!after_cursor && e->time < from) || e->time > to) continue;
     }
     const std::string ident = field(j, "SYSLOG_IDENTIFIER");
     e->source = "journal" + (ident.empty() ? std::string() : ":" + ident);
@@ -408,6 +412,30 @@ void read_journal(Clock::time_point from, Clock::time_point to, const EventSourc
 
 }  // namespace
 
+std::optional<std::string> journal_tail_cursor(std::string& error) {
+#ifdef GPUALERT_HAVE_SD_JOURNAL
+  sd_journal* j = nullptr;
+  int r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
+  if (r < 0) {
+    error = "journal: cannot open (" + std::string(std::strerror(-r)) + ")";
+    return std::nullopt;
+  }
+  char* cursor = nullptr;
+  r = sd_journal_seek_tail(j);
+  if (r >= 0) r = sd_journal_previous(j);
+  if (r > 0) r = sd_journal_get_cursor(j, &cursor);
+  std::optional<std::string> out;
+  if (r > 0 || (r == 0 && cursor)) out = std::string(cursor);
+  else error = r == 0 ? "journal: no entries" : "journal: no cursor (" + std::string(std::strerror(-r)) + ")";
+  std::free(cursor);
+  sd_journal_close(j);
+  return out;
+#else
+  error = "journal: this build has no libsystemd";
+  return std::nullopt;
+#endif
+}
+
 ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point to, const EventSources& src) {
   ReadReport rep;
   if (src.journal) {
@@ -420,8 +448,11 @@ ReadReport read_kernel_events_report(Clock::time_point from, Clock::time_point t
   if (src.kmsg) {
     std::string err;
     if (const auto text = read_kmsg_text(src.kmsg_path, err)) {
-      for (auto& e : parse_kmsg(*text, "kmsg", kmsg_zero()))
-        if (e.time >= from && e.time <= to) rep.events.push_back(std::move(e));
+      for (auto& e : parse_kmsg(*text, "kmsg", kmsg_zero())) {
+        // After a recorded position: the sequence number decides, not the stamp.
+        const bool in_window = src.kmsg_after_seq ? e.seq && *e.seq > *src.kmsg_after_seq : e.time >= from;
+        if (in_window && e.time <= to) rep.events.push_back(std::move(e));
+      }
       rep.read.push_back("kmsg");
     } else {
       rep.errors.push_back(src.kmsg_path.string() + ": cannot be read (" + err + ")");

@@ -31,26 +31,78 @@ Clock::time_point kmsg_zero() {
   return Clock::time_point(std::chrono::microseconds(clock_us(CLOCK_REALTIME) - clock_us(CLOCK_MONOTONIC)));
 }
 
+namespace {
+
+// One record's first line "prio,seq,usec,flags;message" (nullopt: not a relevant event).
+std::optional<Event> parse_kmsg_line(std::string_view line, std::string_view source, Clock::time_point zero) {
+  if (line.empty() || line.front() == ' ') return std::nullopt;  // a continuation (dictionary) line
+  const auto semi = line.find(';');
+  if (semi == std::string_view::npos) return std::nullopt;
+  const std::string_view head = line.substr(0, semi);
+  const auto c1 = head.find(',');
+  const auto c2 = c1 == std::string_view::npos ? c1 : head.find(',', c1 + 1);
+  if (c2 == std::string_view::npos) return std::nullopt;
+  auto e = parse_event_text(line.substr(semi + 1));
+  if (!e) return std::nullopt;
+  const std::string usec(head.substr(c2 + 1, head.find(',', c2 + 1) - c2 - 1));
+  char* end = nullptr;
+  const long long us = std::strtoll(usec.c_str(), &end, 10);
+  if (end != usec.c_str()) e->time = zero + std::chrono::microseconds(us);
+  const std::string seq(head.substr(c1 + 1, c2 - c1 - 1));
+  char* seq_end = nullptr;
+  const unsigned long long n = std::strtoull(seq.c_str(), &seq_end, 10);
+  if (seq_end != seq.c_str() && *seq_end == '\0') e->seq = n;
+  e->source = std::string(source);
+  return e;
+}
+
+}  // namespace
+
 std::vector<Event> parse_kmsg(std::string_view text, std::string_view source, Clock::time_point zero) {
   std::vector<Event> out;
   detail::for_each_line(text, [&](std::string_view line) {
-    if (line.empty() || line.front() == ' ') return;  // a continuation (dictionary) line
-    const auto semi = line.find(';');
-    if (semi == std::string_view::npos) return;
-    const std::string_view head = line.substr(0, semi);
-    const auto c1 = head.find(',');
-    const auto c2 = c1 == std::string_view::npos ? c1 : head.find(',', c1 + 1);
-    if (c2 == std::string_view::npos) return;
-    auto e = parse_event_text(line.substr(semi + 1));
-    if (!e) return;
-    const std::string usec(head.substr(c2 + 1, head.find(',', c2 + 1) - c2 - 1));
-    char* end = nullptr;
-    const long long us = std::strtoll(usec.c_str(), &end, 10);
-    if (end != usec.c_str()) e->time = zero + std::chrono::microseconds(us);
-    e->source = std::string(source);
-    out.push_back(std::move(*e));
+    if (auto e = parse_kmsg_line(line, source, zero)) out.push_back(std::move(*e));
   });
   return out;
+}
+
+std::vector<Event> parse_kmsg_with(std::string_view text, std::string_view needle, std::string_view source,
+                                   Clock::time_point zero) {
+  std::vector<Event> out;
+  std::size_t pos = 0;
+  while (!needle.empty() && (pos = text.find(needle, pos)) != std::string_view::npos) {
+    const auto nl = text.rfind('\n', pos);
+    const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+    auto end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (auto e = parse_kmsg_line(line, source, zero)) out.push_back(std::move(*e));
+    pos = end;
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> kmsg_last_seq(std::string_view text) {
+  // From the end: the last record's first line (continuation lines start with a space).
+  std::size_t end = text.size();
+  while (end > 0) {
+    const auto nl = end >= 2 ? text.rfind('\n', end - 2) : std::string_view::npos;
+    const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+    const std::string_view line = text.substr(begin, end - begin);
+    end = begin;
+    if (line.empty() || line.front() == ' ') continue;
+    const auto semi = line.find(';');
+    const auto c1 = line.find(',');
+    if (semi == std::string_view::npos || c1 == std::string_view::npos || c1 > semi) continue;
+    const auto c2 = line.find(',', c1 + 1);
+    if (c2 == std::string_view::npos || c2 > semi) continue;
+    const std::string seq(line.substr(c1 + 1, c2 - c1 - 1));
+    char* stop = nullptr;
+    const unsigned long long n = std::strtoull(seq.c_str(), &stop, 10);
+    if (stop != seq.c_str() && *stop == '\0') return n;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> read_kmsg_text(const std::filesystem::path& path, std::string& error) {

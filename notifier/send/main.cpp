@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> admins;
   long timeout_ms = 15000, interval_s = 30, retry_base_s = 60, retry_max_s = 3600, expire_s = 72 * 3600;
   int rate_global = 0, rate_rcpt = 0;
-  long digest_quiet_s = 60, digest_window_s = 600;
+  long digest_quiet_s = 60, digest_window_s = 600, infra_gather_s = 120, infra_window_s = 6 * 3600;
   bool all = false, once = false, serve = false, no_verify = false;
   app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve");
   app.add_option("--smtp", url, "relay URL (smtp:// or smtps://)")->required();
@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
   app.add_option("--interval", interval_s, "seconds between passes with --serve")->check(CLI::Range(1L, 3600L));
   app.add_option("--digest-quiet", digest_quiet_s, "a digest goes once its burst was quiet this long, seconds")
       ->check(CLI::Range(1L, 86400L));
+  app.add_option("--infra-gather", infra_gather_s, "the admins' message of a cluster fault waits this long after its first job, seconds")
+      ->check(CLI::Range(0L, 86400L));
+  app.add_option("--infra-window", infra_window_s, "... and at most one such message per node and GPU this often, seconds")
+      ->check(CLI::Range(0L, 30L * 86400));
   app.add_option("--digest-window", digest_window_s, "... or this long after its first message, seconds")
       ->check(CLI::Range(1L, 86400L));
   auto* one = app.add_option("--id", id, "send this message");
@@ -140,6 +144,8 @@ int main(int argc, char** argv) {
     opt.sender = true;
     opt.digests.quiet = std::chrono::seconds(digest_quiet_s);
     opt.digests.window = std::chrono::seconds(digest_window_s);
+    opt.infra.gather = std::chrono::seconds(infra_gather_s);
+    opt.infra.window = std::chrono::seconds(infra_window_s);
     ::signal(SIGTERM, on_stop);
     ::signal(SIGINT, on_stop);
     int failed = 0;

@@ -9,6 +9,7 @@
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/common/unique_fd.hpp"
+#include "gpualert/notifier/infra_digest.hpp"
 
 namespace gpualert::notify {
 namespace {
@@ -127,7 +128,7 @@ std::vector<StoredMessage> assemble_digests(Outbox& box, const DigestPolicy& p,
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return made;
   std::map<std::string, std::vector<StoredMessage>> groups;
   for (auto& m : box.pending())
-    if (!m.digest_key.empty()) groups[m.digest_key].push_back(std::move(m));
+    if (!m.digest_key.empty() && !is_infra_key(m.digest_key)) groups[m.digest_key].push_back(std::move(m));
   for (auto& [key, ms] : groups) {
     auto newest = ms.front().created, oldest = ms.front().created;
     for (const auto& m : ms) {

@@ -162,7 +162,7 @@ Outbox::Outbox(fs::path dir) : dir_(std::move(dir)) {
   make_dirs(dir_ / "failed", 0700);
 }
 
-StoredMessage Outbox::store(const Message& msg) {
+StoredMessage Outbox::store(const Message& msg, const std::string& held_for) {
   StoredMessage m;
   m.id = make_id();
   m.eml = dir_ / "pending" / (m.id + ".eml");
@@ -203,11 +203,16 @@ StoredMessage Outbox::store(const Message& msg) {
                   {"created", iso8601_utc(std::chrono::system_clock::now())},
                   {"attempts", 0},
                   {"last_error", ""}};
+  json held = j;
+  if (!held_for.empty()) {
+    held["digest_key"] = held_for;
+    m.digest_key = held_for;
+  }
   // dump() with "replace": an invalid UTF-8 address must not make store() throw
   // a non-system error after the caller relied on the outbox.
   for (int attempt = 0;; ++attempt) {
     try {
-      write_file_atomic(m.meta, j.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
+      write_file_atomic(m.meta, held.dump(2, ' ', false, json::error_handler_t::replace) + "\n", 0600);
       try {
         write_eml(m.eml, msg);
       } catch (...) {

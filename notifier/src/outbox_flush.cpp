@@ -34,6 +34,8 @@ class Pass {
       box_.mark_sender_pass();
       for (const StoredMessage& d : assemble_digests(box_, opt_.digests, std::chrono::system_clock::now()))
         log_delivery(d, {"stored", "", "a digest of " + d.record.at("digest"), 0});
+      for (const StoredMessage& d : assemble_infra(box_, opt_.infra, std::chrono::system_clock::now()))
+        log_delivery(d, {"stored", "", "the admins' message of " + d.record.at("digest"), 0});
     }
     std::vector<std::string> notices;
     bool relay_down = false;

@@ -22,9 +22,14 @@ std::int64_t to_us(std::chrono::system_clock::time_point t) {
 }
 }  // namespace
 
-NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to) {
+NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to,
+                                   const KernelStart* start) {
   events::EventSources src;
   src.journal = events::journal_supported();
+  if (start) {
+    src.kmsg_after_seq = start->kmsg_after_seq;
+    src.journal_after_cursor = start->journal_after_cursor;
+  }
   const auto rep = events::read_kernel_events_report(from - kSlack, to + kSlack, src);
   NodeKernelLog out;
   out.read_any = rep.any_source();
@@ -34,11 +39,16 @@ NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, s
 }
 
 void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
-                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems) {
+                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems,
+                       const KernelStart* start) {
   // Only a known GPU can be said to have been sick before: without the run's GPUs an
   // earlier record could be anyone's, and the window stays the run's own.
   const bool baseline = !status.gpus.empty() && status.gpus.front() != "none";
-  NodeKernelLog k = read_node_kernel_log(baseline ? from - kBaseline : from, to);
+  const bool positioned = start && start->positioned();
+  NodeKernelLog k = read_node_kernel_log(baseline && !positioned ? from - kBaseline : from, to,
+                                         positioned ? start : nullptr);
+  if (positioned && baseline)
+    for (const auto& e : start->before) k.events.push_back(e);
   status.start_time_us = to_us(from);
   status.end_time_us = to_us(to);
   status.events_collected = k.read_any;

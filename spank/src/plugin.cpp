@@ -19,6 +19,7 @@ SPANK_PLUGIN(gpualert, 1)
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,8 @@ SPANK_PLUGIN(gpualert, 1)
 #include "slurm_compat.hpp"
 #include "gpualert/spool/step_record.hpp"
 #include "helper_launch.hpp"
+#include "job_start.hpp"
+#include "gpualert/spool/job_start_record.hpp"
 #include "option_value.hpp"
 #include "gpualert/config/plugstack_args.hpp"
 #include "task_tee.hpp"
@@ -170,6 +173,16 @@ void set_task_share(spank_t sp, const gpualert::spool::DirFd& dir) {
   g_tail = std::max(floor, std::min(g_args.log_tail, half));
 }
 
+// The job's directory, made and bound to its user when missing; what went wrong, or a
+// reused id's directory moved aside, goes to the admin log.
+std::optional<gpualert::spool::DirFd> bind_job_dir(const gpualert::spool::DirFd& spool, uint32_t job, uid_t uid) {
+  std::string why, note;
+  auto dir = gpualert::spool::open_job_dir(spool, job, uid, true, why, &note);
+  if (!note.empty()) gpualert::spool::admin_log(spool, "job " + std::to_string(job) + ": " + note);
+  if (!dir) gpualert::spool::admin_log(spool, "job directory for " + std::to_string(job) + " unusable: " + why);
+  return dir;
+}
+
 // task_init_privileged: as root, in the task's own process, before the user's
 // program exists. Creates the task's log so that even an exec failure is kept.
 void open_task_log(spank_t sp) {
@@ -187,13 +200,8 @@ void open_task_log(spank_t sp) {
     problem("spool " + g_args.spool + " unusable (" + why + "); job " + std::to_string(job) + " is not captured");
     return;
   }
-  std::string note;
-  auto dir = gpualert::spool::open_job_dir(*spool, job, uid, true, why, &note);
-  if (!note.empty()) gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": " + note);
-  if (!dir) {
-    gpualert::spool::admin_log(*spool, "job directory for " + std::to_string(job) + " unusable: " + why);
-    return;
-  }
+  auto dir = bind_job_dir(*spool, job, uid);
+  if (!dir) return;
   set_task_share(sp, *dir);
   const std::string name =
       gpualert::spool::task_log_name(gpualert::spool::step_name(step), task, ::getppid());
@@ -250,6 +258,52 @@ bool steps_asked(uint32_t job, uid_t uid) {
   auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
   auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, uid, false, why) : std::nullopt;
   return dir && gpualert::spool::has_step_records(*dir);
+}
+
+std::optional<std::string> env_value(const char* name) {
+  if (const char* v = getenv(name)) return std::string(v);
+  return std::nullopt;
+}
+
+// job_prolog: as root on each node, before any of the job's programs: binds the job's
+// spool directory to this job and leaves the job-start record (GPUs, kernel-log
+// positions, the GPU faults of the hours before) for the epilog helper.
+void write_job_start(spank_t sp) {
+  uint32_t job = 0;
+  uid_t uid = 0;
+  if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_UID, &uid)) {
+    problem("job_prolog: job id or user unavailable; no job-start record");
+    return;
+  }
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  if (!spool) {
+    problem("spool " + g_args.spool + " unusable (" + why + "); no job-start record for job " + std::to_string(job));
+    return;
+  }
+  // A job id Slurm hands out again (state lost, id wrapped) must start from an empty
+  // directory even for the same user: a directory whose job was already notified is
+  // an earlier job's. (A requeued run was never notified: its files stay.)
+  if (auto old = gpualert::spool::open_job_dir(*spool, job, uid, false, why))
+    if (gpualert::spool::was_notified(*old)) {
+      old.reset();
+      if (gpualert::spool::retire_job_dir(*spool, job, why))
+        gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": the spool held a notified earlier job "
+                                           "with this id; moved to stale/");
+    }
+  auto dir = bind_job_dir(*spool, job, uid);
+  if (!dir) return;
+  gpualert::spank::JobStartInputs in;
+  in.job = job;
+  in.uid = uid;
+  in.node = node_name(sp);
+  in.slurm_job_gpus = env_value("SLURM_JOB_GPUS");
+  in.cuda_visible_devices = env_value("CUDA_VISIBLE_DEVICES");
+  in.gpus_dir = g_args.gpus_dir;
+  const auto record = gpualert::spank::take_job_start(in);
+  if (!gpualert::spool::write_atomic_at(*dir, gpualert::spool::job_start_file_name(in.node),
+                                        gpualert::spool::to_json(record).dump(1) + "\n", 0, 0, why))
+    gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": job-start record not written: " + why);
 }
 
 // The plugin is built against one Slurm release (the SPANK ABI and the spool
@@ -364,6 +418,18 @@ int slurm_spank_task_exit(spank_t sp, int, char**) {
 int slurm_spank_exit(spank_t sp, int ac, char** av) {
   return guarded(sp, "exit", ac, av, [&] {
     if (spank_context() == S_CTX_REMOTE && enabled() && !g_tasks.empty()) write_step_record(sp);
+  });
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
+  return guarded(sp, "job_prolog", ac, av, [&] {
+    if (!g_args.prolog) return;
+    // Taken for every job the plugin may watch: a step can still ask with
+    // srun --gpualert, which the prolog cannot know yet. Not for --gpualert=off.
+    char* arg = nullptr;
+    if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
+    if (g_option.given && g_option.off) return;
+    write_job_start(sp);
   });
 }
 

@@ -171,6 +171,17 @@ std::vector<std::string> list_names(int dirfd) {
   return out;
 }
 
+bool was_notified(const DirFd& job) {
+  for (const auto& n : list_names(job.get()))
+    if (n.rfind("notified.", 0) == 0) return true;
+  return false;
+}
+
+bool retire_job_dir(const DirFd& spool, std::uint32_t jobid, std::string& why) {
+  auto jobs = open_subdir(spool.get(), "jobs", 0755, false, why);
+  return jobs && trusted_dir(jobs->get(), why, "jobs") && quarantine(spool, *jobs, std::to_string(jobid), why);
+}
+
 bool has_step_records(const DirFd& job) {
   for (const auto& n : list_names(job.get()))
     if (n.rfind("step-", 0) == 0) return true;

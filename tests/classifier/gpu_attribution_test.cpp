@@ -80,6 +80,26 @@ TEST(GpuAttribution, TheRunsGpuFaultyBeforeItBeganMakesTheNodeAlreadySick) {
   EXPECT_TRUE(cited) << to_text_for_test(v);
 }
 
+TEST(GpuAttribution, ARecordTheJobStartSawIsBeforeTheRunWhateverItsStampSays) {
+  // A second before the start by its stamp (within the slack a stamp gets), but the
+  // prolog saw it already in the ring buffer: the node was sick before, not during.
+  RunStatus st = failed_run_on({"0000:3b:00"});
+  st.events.push_back({kStart - 1'000'000, "kmsg (before the job)",
+                       "NVRM: Xid (PCI:0000:3b:00): 48, pid=1, An uncorrectable double bit error (DBE) has been detected.",
+                       true});
+  Verdict v = builtin().classify_text(kCudaFailure, st);
+  EXPECT_EQ(v.cls, "gpu_hardware") << to_text_for_test(v);
+  bool said = false;
+  for (const auto& s : v.shows) said |= s.find("already sick") != std::string::npos;
+  EXPECT_TRUE(said) << to_text_for_test(v);
+  // The same record not known to precede: by its stamp it falls in the run.
+  st.events.back().before_start = false;
+  v = builtin().classify_text(kCudaFailure, st);
+  said = false;
+  for (const auto& s : v.shows) said |= s.find("already sick") != std::string::npos;
+  EXPECT_FALSE(said) << to_text_for_test(v);
+}
+
 TEST(GpuAttribution, AnEarlierFaultDoesNotOverruleTheJobsOwnError) {
   RunStatus st = failed_run_on({"0000:3b:00"});
   xid79_on(st, "0000:3b:00", kStart - 3'600'000'000LL);

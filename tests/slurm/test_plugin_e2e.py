@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import pwd
+import random
 import re
 import shutil
 import signal
@@ -26,6 +27,10 @@ HELPER = os.environ.get("GPUALERT_EPILOG_BIN", "")
 SMTP_SERVER = os.environ.get("SMTP_SERVER", "")
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 SPOOL = "/var/spool/gpualert-test"
+# The node's GPUs as the driver would list them in /proc (there is no GPU here): a tree
+# the plugin is pointed at (plugstack gpus_dir=), with fresh PCI addresses on every run
+# so that the Xid records earlier runs left in the ring buffer name none of them.
+GPUS_DIR = "/run/gpualert-test-gpus"
 USER = "alice"
 SLOW = os.environ.get("GPUALERT_SLURM_SLOW", "1") == "1"  # the TIMEOUT and hang cases take ~90 s each
 
@@ -136,7 +141,16 @@ def setUpModule():
     shutil.copy2(SO, inst + "/lib/gpualert.so")
     shutil.copy2(HELPER, inst + "/bin/gpualert-epilog")
     shutil.copy2(os.path.join(os.path.dirname(HELPER), "gpualert-send"), inst + "/bin/gpualert-send")
-    plug = "optional %s/lib/gpualert.so spool=%s conf=%s helper=%s/bin/gpualert-epilog" % (inst, SPOOL, conf, inst)
+    shutil.rmtree(GPUS_DIR, ignore_errors=True)
+    buses = random.sample([b for b in range(0x10, 0xf0) if b != 0x3b], 4)
+    state["buses"] = ["0000:%02x:00" % b for b in buses]
+    for minor, bus in enumerate(state["buses"]):
+        os.makedirs(os.path.join(GPUS_DIR, bus + ".0"))
+        with open(os.path.join(GPUS_DIR, bus + ".0", "information"), "w") as f:
+            f.write("Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-%08x-test\nBus Location: \t %s.0\n"
+                    "Device Minor: \t %d\n" % (random.getrandbits(32), bus, minor))
+    plug = "optional %s/lib/gpualert.so spool=%s conf=%s helper=%s/bin/gpualert-epilog gpus_dir=%s" % (
+        inst, SPOOL, conf, inst, GPUS_DIR)
     state["plug"] = plug
     state["conf"] = conf
     env = dict(os.environ, GPUALERT_PLUGSTACK_LINE=plug, NODES="1")
@@ -513,6 +527,110 @@ class PluginOnRealSlurm(unittest.TestCase):
                 outcome = "delivered once"
             table.append("  %-8s %-7s relay %-5s %s" % (j, ending, fault, outcome))
         print("\n" + "\n".join(table), flush=True)
+
+    def job_start(self, jid):
+        """The job-start record the plugin's job_prolog left for JID (waits for it)."""
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            found = glob.glob(os.path.join(SPOOL, "jobs", str(jid), "job-start.*.json"))
+            if found:
+                with open(found[0]) as f:
+                    return json.load(f)
+            time.sleep(0.3)
+        self.fail("no job-start record for job %d" % jid)
+
+    def test_16_a_neighbours_gpu_fault_is_not_your_verdict(self):
+        # Two jobs side by side on the node's gres GPUs; the driver's record names the
+        # first job's GPU. Only that job is blamed on the cluster; the other's verdict stands
+        # and names the neighbour's fault as secondary.
+        script = "'echo step 1 loss 2.31; sleep 8; echo stopping; exit 1'"
+        a, b = (job_id(as_user("sbatch --parsable -c1 --gres=gpu:1 --gpualert=alice@example.org --wrap " + script,
+                               check=True).stdout.decode()) for _ in range(2))
+        wait_running(a)
+        wait_running(b)
+        ra, rb = self.job_start(a), self.job_start(b)
+        for r in (ra, rb):
+            self.assertTrue(r["gpus_known"], r)
+            self.assertEqual(r["gpu_list_from"], "SLURM_JOB_GPUS", r)
+            self.assertEqual(len(r["gpus"]), 1, r)
+            self.assertIn(r["gpus"][0]["bus_id"], state["buses"], r)
+            self.assertIn("kmsg_seq", r)
+        bus_a, bus_b = ra["gpus"][0]["bus_id"], rb["gpus"][0]["bus_id"]
+        state["bus_16"] = bus_a
+        self.assertNotEqual(bus_a, bus_b)
+        print("\n  job-start records: job %d %s (/dev/nvidia%d), job %d %s (/dev/nvidia%d); taken in %.1f and %.1f ms"
+              % (a, bus_a, ra["gpus"][0]["minor"], b, bus_b, rb["gpus"][0]["minor"], ra["took_ms"], rb["took_ms"]),
+              flush=True)
+        time.sleep(1)
+        with open("/dev/kmsg", "w") as k:
+            k.write("NVRM: Xid (PCI:%s): 79, pid=4242, name=python, GPU has fallen off the bus.\n" % bus_a)
+        self.assertEqual(sacct(a), ("FAILED", "1:0"))
+        self.assertEqual(sacct(b), ("FAILED", "1:0"))
+        ma, mb = messages_for(a), messages_for(b)
+        self.assertEqual((len(ma), len(mb)), (1, 1))
+        text = lambda m: m.get_body(("plain",)).get_content().replace("\r\n", "\n")
+        self.assertEqual(ma[0]["X-Gpualert-Class"], "gpu_hardware", text(ma[0])[:3000])
+        self.assertEqual(ma[0]["X-Gpualert-Attribution"], "infra")
+        self.assertIn(bus_a, text(ma[0]))
+        self.assertNotEqual(mb[0]["X-Gpualert-Class"], "gpu_hardware", text(mb[0])[:3000])
+        self.assertNotEqual(mb[0]["X-Gpualert-Attribution"], "infra", text(mb[0])[:3000])
+        self.assertIn("not this job's: GPU " + bus_a, text(mb[0]))
+        print("  side by side: job %d on %s -> %s/%s; job %d on %s -> %s/%s (neighbour's fault secondary)"
+              % (a, bus_a, ma[0]["X-Gpualert-Class"], ma[0]["X-Gpualert-Attribution"], b, bus_b,
+                 mb[0]["X-Gpualert-Class"], mb[0]["X-Gpualert-Attribution"]), flush=True)
+
+    def test_17_a_gpu_sick_before_eight_jobs_is_one_admin_message(self):
+        # The fault is in the ring buffer before the jobs start: each job that holds the GPU
+        # and fails is told the node was already sick, and the admins get one message for
+        # the eight jobs (one gathering window), with the drain line to copy.
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        bus = state.get("bus_16", state["buses"][2])  # the GPU test_16 faulted, if it ran: one GPU, one key
+        try:
+            with open(state["conf"], "a") as f:
+                f.write("infra_to = hpc-admins@cluster.test\ninfra_gather = 60\n")
+            with open("/dev/kmsg", "w") as k:
+                k.write("NVRM: Xid (PCI:%s): 48, pid=4243, name=python, An uncorrectable double bit error (DBE) "
+                        "has been detected on GPU in the framebuffer.\n" % bus)
+            time.sleep(1)
+            jobs = [job_id(as_user("sbatch --parsable -c1 --gres=gpu:4 --gpualert=alice@example.org --wrap "
+                                   "'echo step 1 loss 2.31; sleep 1; exit 1'", check=True).stdout.decode())
+                    for _ in range(8)]
+            for j in jobs:
+                self.assertEqual(sacct(j), ("FAILED", "1:0"))
+            for j in jobs:
+                m = messages_for(j)
+                self.assertEqual(len(m), 1, j)
+                body = m[0].get_body(("plain",)).get_content().replace("\r\n", "\n")
+                self.assertEqual(m[0]["X-Gpualert-Class"], "gpu_hardware", body[:3000])
+                self.assertIn("already sick", body)
+            deadline = time.time() + 150
+
+            def admin_messages():
+                out = []
+                for f in sorted(glob.glob(os.path.join(state["maildir"], "*.eml"))):
+                    with open(f, "rb") as fh:
+                        m = email.message_from_bytes(fh.read(), policy=email.policy.default)
+                    if m["To"] == "hpc-admins@cluster.test":
+                        out.append(m)
+                return out
+            while not admin_messages() and time.time() < deadline:
+                time.sleep(1)
+            time.sleep(5)  # a second message would show up now
+            got = admin_messages()
+            self.assertEqual(len(got), 1, [m["Subject"] for m in got])
+            body = got[0].get_body(("plain",)).get_content().replace("\r\n", "\n")
+            self.assertTrue(got[0]["X-Gpualert-Infra"].endswith(":" + bus), got[0]["X-Gpualert-Infra"])
+            self.assertIn("ended 8 jobs of 1 user", body)
+            for j in jobs:
+                self.assertIn(str(j), body)
+            self.assertIn("Xid (PCI:%s): 48" % bus, body)
+            self.assertRegex(body, r"scontrol update nodename=\S+ state=drain reason=")
+            print("\n  admins' message: %s\n%s" % (got[0]["Subject"], "\n".join("    " + l for l in body.splitlines()[:14])),
+                  flush=True)
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
 
     def test_98_a_plugin_built_for_another_release_stays_off(self):
         # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as

@@ -32,6 +32,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 void collect_kernel_events(Decision& d) {
   namespace ev = gpualert::events;
   const auto in_window = [&](const KernelEvent& k) {
+    if (k.before_start) return false;
     if (!k.time_us || !d.st.start_time_us) return true;  // no time: cannot call it pre-existing
     return k.time_us >= *d.st.start_time_us - 5'000'000 &&
            (!d.st.end_time_us || k.time_us <= *d.st.end_time_us + 60'000'000);
@@ -87,7 +88,7 @@ void collect_kernel_events(Decision& d) {
                                                    : "the kernel log records a row-remapping failure";
       }
       if (!during) {
-        if (k.time_us && d.st.start_time_us && k.time_us < *d.st.start_time_us) {
+        if (k.before_start || (k.time_us && d.st.start_time_us && k.time_us < *d.st.start_time_us)) {
           (gpus_known && !e->bus_id.empty() ? pre_mine : pre).push_back(event_cite(k, "events.preexisting"));
           if (gpus_known && !e->bus_id.empty() && pre_mine.size() == 1) pre_mine_what = claim + " on this run's GPU " + e->bus_id +
                                                                          " at " + clock_text(k.time_us);

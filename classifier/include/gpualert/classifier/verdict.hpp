@@ -60,6 +60,7 @@ struct KernelEvent {
   std::int64_t time_us = 0;  // microseconds since the Unix epoch (0 = unknown)
   std::string source;        // "journal", "kmsg", "file", ...
   std::string text;
+  bool before_start = false;  // known to precede the run (a job-start record saw it), whatever its stamp says
 };
 
 // What is known about how the process ended, besides its output.

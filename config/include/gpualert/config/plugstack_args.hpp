@@ -24,6 +24,8 @@ struct PluginArgs {
   std::uint64_t log_job = 64ULL << 20;          // log_job=BYTES: all of one job's logs on one node
   std::uint64_t spool_floor = 0;                // spool_floor=BYTES: free space a log leaves to others (0: auto)
   std::vector<std::string> partitions;          // partitions=A,B: default=on applies to these partitions only
+  bool prolog = true;                           // prolog=off: no job-start record (GPUs, kernel-log positions)
+  std::string gpus_dir = "/proc/driver/nvidia/gpus";  // gpus_dir=PATH: where the driver lists GPUs (tests point it elsewhere)
   std::vector<std::string> errors;              // unknown keys, bad values: logged, never fatal
 };
 

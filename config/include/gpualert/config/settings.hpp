@@ -30,6 +30,11 @@ struct Settings {
   std::chrono::milliseconds retry_base{60000}, retry_max{3600000};
   std::chrono::milliseconds expire_after{72LL * 3600 * 1000};
   std::vector<std::string> admin_to;
+  // Cluster faults (a verdict attributed to infra: gpu_hardware, node_fail, ...) also go
+  // to infra_to (default: admin_to; none: not sent), one message per node and GPU:
+  // infra_gather after its first job, then at most one per infra_window.
+  std::vector<std::string> infra_to;
+  std::chrono::milliseconds infra_gather{120000}, infra_window{6LL * 3600 * 1000};
   int rate_global = 0, rate_recipient = 0;
   // Digests: past digest_burst failures to one recipient within digest_window, or
   // after the first failing task of an array (array_mail = digest; "task": each on its

@@ -30,6 +30,7 @@ struct Event {
   std::optional<int> uid;    // the owner of the OOM-killed process, when the record says
   std::string cgroup;        // the OOM-killed task's memory cgroup ("task_memcg=..."), when given
   std::string bus_id;        // the GPU a GPU record names, as normalize_bus_id gives it ("0000:3b:00"); empty: none named
+  std::optional<std::uint64_t> seq;  // the ring buffer's sequence number (kmsg records only)
   bool has_time() const { return time.time_since_epoch().count() != 0; }
 };
 
@@ -40,6 +41,10 @@ struct EventSources {
   std::filesystem::path kmsg_path = "/dev/kmsg";
   std::vector<std::filesystem::path> files;    // kernel-log text the caller trusts (saved dmesg -T/--time-format iso, kern.log)
   std::size_t max_events = 5000;               // bound on what is returned (the earliest are kept)
+  // Positions a job-start record took (the prolog): only what came after them is read
+  // from those sources, whatever the stamps say (a record's time is its source's guess).
+  std::optional<std::uint64_t> kmsg_after_seq;
+  std::string journal_after_cursor;
 };
 
 // What was read and what could not be: a verdict says "no kernel log" only when
@@ -79,7 +84,17 @@ std::vector<Event> parse_kernel_log(std::string_view text, std::string_view sour
 // blocking, and the records parsed; ZERO is the wall-clock time of usec 0 (boot).
 std::optional<std::string> read_kmsg_text(const std::filesystem::path& path, std::string& error);
 std::vector<Event> parse_kmsg(std::string_view text, std::string_view source, Clock::time_point zero);
+// The same for only the records whose line holds NEEDLE, in one pass over TEXT (the job
+// prolog reads a whole ring buffer at each start; "NVRM" selects the GPU driver's).
+std::vector<Event> parse_kmsg_with(std::string_view text, std::string_view needle, std::string_view source,
+                                   Clock::time_point zero);
 Clock::time_point kmsg_zero();
+// The sequence number of the last record in a ring-buffer text (nullopt: no record).
+std::optional<std::uint64_t> kmsg_last_seq(std::string_view text);
+
+// The journal's position now (its last entry's cursor), for a later read of only what
+// came after. nullopt with ERROR when there is no journal or this build cannot read it.
+std::optional<std::string> journal_tail_cursor(std::string& error);
 
 // NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors), reduced to who must act.
 enum class XidBlame { application, hardware, driver, informational, unknown };

@@ -37,7 +37,9 @@ class Outbox {
 
   // Writes the message (tmp file, fsync, rename, fsync dir). After this returns,
   // the message survives a crash. Throws std::system_error (e.g. disk full).
-  StoredMessage store(const Message& msg);
+  // HELD_FOR: stored already held for that digest (never sent by itself, not even
+  // by a pass that runs between the store and a fold).
+  StoredMessage store(const Message& msg, const std::string& held_for = "");
 
   // Replaces a stored message's content with MSG (same envelope), atomically: a
   // reader sees the old message or the new one, never a mix. Used to add what

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpualert/notifier/digest.hpp"
+#include "gpualert/notifier/infra_digest.hpp"
 #include "gpualert/notifier/outbox.hpp"
 #include "gpualert/notifier/rate_limiter.hpp"
 #include "gpualert/notifier/retry_policy.hpp"
@@ -24,6 +25,7 @@ struct FlushOptions {
   // and the digests that are due assembled first.
   bool sender = false;
   DigestPolicy digests;
+  InfraPolicy infra;  // the admins' messages of cluster faults (infra_digest.hpp)
 };
 
 // Each message is locked (flock on its .eml) while it is tried, so concurrent

@@ -22,14 +22,28 @@ struct NodeKernelLog {
 };
 // This node's kernel log for [FROM - slack, TO + slack], from the kernel itself only:
 // the journal's kernel transport (when this build has sd-journal) and /dev/kmsg.
-NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to);
+// Where a job-start record (the prolog) left the node's kernel logs. The job's window
+// is then read from these positions on (the sequence number and cursor decide, not the
+// stamps), and the GPU faults the record saw before the start stand for the hours
+// before (a long job's ring buffer may have lost them by its end).
+struct KernelStart {
+  std::optional<std::uint64_t> kmsg_after_seq;
+  std::string journal_after_cursor;
+  std::vector<classify::KernelEvent> before;
+  bool positioned() const { return kmsg_after_seq.has_value() || !journal_after_cursor.empty(); }
+};
+
+NodeKernelLog read_node_kernel_log(std::chrono::system_clock::time_point from, std::chrono::system_clock::time_point to,
+                                   const KernelStart* start = nullptr);
 
 // The same into STATUS.events, saying what could not be read in PROBLEMS only when
 // nothing at all could be.
 // With STATUS.gpus known, the hours before FROM are read too: a fault of the run's
 // own GPU there means the node was already sick (kBaseline).
+// With START (a job-start record), from its positions and its faults before instead.
 void add_kernel_events(classify::RunStatus& status, std::chrono::system_clock::time_point from,
-                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems);
+                       std::chrono::system_clock::time_point to, std::vector<std::string>& problems,
+                       const KernelStart* start = nullptr);
 inline constexpr std::chrono::hours kBaseline{6};
 
 // The run's GPUs into STATUS.gpus, from a list Slurm or CUDA gave it (see

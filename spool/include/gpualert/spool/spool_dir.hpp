@@ -38,6 +38,11 @@ inline constexpr const char* kAdminLog = "admin.log";
 std::optional<DirFd> open_job_dir(const DirFd& spool, std::uint32_t jobid, uid_t uid, bool create, std::string& why,
                                   std::string* note = nullptr);
 
+// Whether JOB's directory says its job was already notified (a "notified.<run>" marker).
+bool was_notified(const DirFd& job);
+// Moves <spool>/jobs/<jobid> to stale/ (kept for the admin until expiry).
+bool retire_job_dir(const DirFd& spool, std::uint32_t jobid, std::string& why);
+
 // The names in directory DIRFD, without "." and ".." (opened anew, so DIRFD's offset is untouched).
 std::vector<std::string> list_names(int dirfd);
 
