@@ -13,6 +13,10 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "flag_settings.hpp"
+#include "gpualert/config/addresses.hpp"
+#include "gpualert/config/defaults.hpp"
+#include "gpualert/report/delivery.hpp"
 #include "gpualert/classifier/classifier.hpp"
 #include "gpualert/fleet/fleet_summary.hpp"
 #include "gpualert/fleet/report_format.hpp"
@@ -63,6 +67,35 @@ void run_sacct(const std::vector<std::string>& args, const std::function<void(in
                              "); its message is above");
 }
 
+// The text report as a message to the admins, stored in the outbox and sent like any other.
+int mail_report(const ReportOptions& o, const std::string& text, const fleet::FleetSummary& summary,
+                const std::string& window) {
+  config::Loader loader = load_settings(o.config_file, {});
+  for (const auto& p : loader.problems()) std::cerr << "gpualert report: config: " << p.text() << "\n";
+  config::Settings s = loader.settings();
+  std::vector<std::string> to;
+  std::string why;
+  if (!o.mail_to.empty() && !config::parse_address_list(o.mail_to, to, why)) {
+    std::cerr << "gpualert report: --mail: " << why << "\n";
+    return 2;
+  }
+  if (to.empty()) to = s.infra_to.empty() ? s.admin_to : s.infra_to;
+  if (to.empty()) {
+    std::cerr << "gpualert report: --mail needs addresses: --mail=ADDR, or infra_to / admin_to in the config\n";
+    return 2;
+  }
+  s.to = to;
+  notify::Message m;
+  m.envelope.from = s.from.empty() ? "gpualert@" + config::host_name() : s.from;
+  m.envelope.to = to;
+  m.subject = "[gpualert] fleet report: " + std::to_string(summary.jobs) + " jobs, " + window;
+  m.body_text = text;
+  m.extra_headers = {{"X-Gpualert-Report", "fleet"}};
+  const report::Delivery d = report::deliver(m, s, nullptr);
+  std::cerr << "gpualert report: mail " << d.describe(s) << "\n";
+  return d.stored ? 0 : 1;
+}
+
 }  // namespace
 
 std::vector<std::string> sacct_args(const ReportOptions& o) {
@@ -108,6 +141,7 @@ int report_command(const ReportOptions& o) {
     std::cout << (o.json  ? fleet::report_json(summary, window)
                   : o.csv ? fleet::report_csv(summary)
                           : fleet::report_text(summary, window));
+    if (o.mail) return mail_report(o, fleet::report_text(summary, window), summary, window);
   } catch (const std::exception& e) {
     std::cerr << "gpualert report: " << e.what() << "\n";
     return 1;

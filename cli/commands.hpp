@@ -43,6 +43,11 @@ struct ReportOptions {
   bool json = false, csv = false;
   std::string input;  // a saved `sacct --json` ("-": stdin) instead of running sacct
   std::size_t top = 15;
+  // --mail[=ADDR,...]: the text report also goes by mail (to ADDR, else infra_to, else
+  // admin_to), through the outbox like every message.
+  bool mail = false;
+  std::string mail_to;
+  std::optional<std::filesystem::path> config_file;
 };
 int report_command(const ReportOptions& o);
 std::vector<std::string> sacct_args(const ReportOptions& o);

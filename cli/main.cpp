@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
   r->add_flag("--csv", rp.csv, "CSV for spreadsheets: section,name,detail,jobs,gpu_hours,share")->excludes(rj);
   r->add_option("--input", rp.input, "read a saved `sacct --json` output ('-' for stdin) instead of running sacct");
   r->add_option("--top", rp.top, "rows in the fault and user tables")->check(CLI::Range(1, 1000))->capture_default_str();
+  auto* rm = r->add_option("--mail", rp.mail_to, "also mail the text report: to these addresses, else infra_to, else admin_to "
+                                                  "(e.g. weekly from cron: gpualert report --since now-7days --mail)")
+                 ->expected(0, 1);
+  r->add_option("--config", rp.config_file, "config file for the mail's relay and addresses");
 
   ShowOptions sw;
   auto* sh = app.add_subcommand("show", "one Slurm job's verdict: from accounting, and in full on the node that ran it "
@@ -137,7 +141,10 @@ int main(int argc, char** argv) {
     return config_check_command(cc);
   }
   if (l->parsed()) return log_command(lg);
-  if (r->parsed()) return report_command(rp);
+  if (r->parsed()) {
+    rp.mail = rm->count() > 0;
+    return report_command(rp);
+  }
   if (sh->parsed()) return show_command(sw);
   return 2;
 }

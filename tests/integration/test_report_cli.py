@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from harness import GPUALERT, GpualertCase
+from harness import GPUALERT, GpualertCase, SmtpServer, message_parts
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import sacct_json_gen  # noqa: E402
@@ -74,3 +74,31 @@ class ReportCli(GpualertCase):
         p = subprocess.run([GPUALERT, "report"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.assertEqual(p.returncode, 1)
         self.assertIn(b"cannot run sacct", p.stderr)
+
+    def test_the_weekly_report_goes_by_mail_through_the_outbox(self):
+        # What cron runs weekly: the same text, to the address given or to admin_to, over
+        # a real SMTP server; refused clearly when there is nobody to send it to.
+        path = os.path.join(self.tmp, "sacct.json")
+        sacct_json_gen.write(path, 400, seed=3)
+        text = self.report(["--input", path]).stdout.decode()
+        with SmtpServer(self.tmp) as srv:
+            env = dict(self.env, GPUALERT_SMTP_URL=srv.url)
+            run = lambda args: subprocess.run([GPUALERT, "report", "--input", path] + args, stdout=subprocess.PIPE,
+                                              stderr=subprocess.PIPE, env=env)
+            p = run(["--mail=ops@example.org"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(b"sent to ops@example.org", p.stderr)
+            p = run(["--mail"])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(b"--mail needs addresses", p.stderr)
+            env["GPUALERT_ADMIN_TO"] = "hpc-admins@example.org"
+            p = run(["--mail"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            p = run(["--mail=not an address"])
+            self.assertEqual(p.returncode, 2)
+            msgs = srv.messages()
+        self.assertEqual([m["To"] for m in msgs], ["ops@example.org", "hpc-admins@example.org"])
+        self.assertTrue(msgs[0]["Subject"].startswith("[gpualert] fleet report: 400 jobs"), msgs[0]["Subject"])
+        self.assertEqual(msgs[0]["X-Gpualert-Report"], "fleet")
+        body, _ = message_parts(msgs[0])
+        self.assertEqual(body.replace("\r\n", "\n").strip(), text.strip())
