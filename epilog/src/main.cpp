@@ -128,10 +128,13 @@ int main(int argc, char** argv) {
       if (dir && early.settings().kernel_events) {
         std::vector<std::string> problems;
         const auto [from, until] = node_window(read_step_records(*dir, env->uid, problems), env->node);
-        std::string msg;
-        if (from.time_since_epoch().count())
+        std::string msg, start_note;
+        const auto rec = read_job_start(*dir, env->node, env->job, env->uid, start_note);
+        note(start_note);
+        if (from.time_since_epoch().count() || rec)
           publish_node_events(*dir, env->gid, env->node, env->restart_count, from,
-                              until.time_since_epoch().count() ? until : std::chrono::system_clock::now(), msg);
+                              until.time_since_epoch().count() ? until : std::chrono::system_clock::now(),
+                              rec ? &*rec : nullptr, msg);
         else
           msg = "no step record of this node gives the job's window: no kernel events left for the reporting node";
         note(msg);
@@ -258,8 +261,8 @@ int main(int argc, char** argv) {
       const auto end = jf.facts.ended.time_since_epoch().count() ? jf.facts.ended : std::chrono::system_clock::now();
       const auto start = jf.facts.started.time_since_epoch().count() ? jf.facts.started : end - jf.facts.duration;
       // The job's own GPUs on this node: another job's GPU fault is then a neighbour's.
-      // A job on several nodes keeps counting every GPU record for now: the other nodes'
-      // records, gathered below, name those nodes' GPUs, which this list does not hold.
+      // The other nodes' records, gathered below, say themselves whether they name the
+      // job's GPU there.
       // The prolog's job-start record knows them exactly, and where the kernel's logs
       // stood when the job began: the window is read from there, and the GPU faults
       // it saw before the start can say the node was already sick.
@@ -268,7 +271,7 @@ int main(int argc, char** argv) {
       note(start_note);
       std::optional<report::KernelStart> positions;
       auto from = start;
-      if (rec && nodes.size() <= 1) {
+      if (rec) {
         if (!apply_job_gpus(status, *rec) && env->gpus)
           report::add_job_gpus(status, *env->gpus, events::IndexMeaning::device_minor, problems);
         positions = kernel_start(*rec);
@@ -277,7 +280,7 @@ int main(int argc, char** argv) {
         for (const auto& g : rec->gpus)
           held += (held.empty() ? "" : ", ") + g.bus_id + (g.minor >= 0 ? " (/dev/nvidia" + std::to_string(g.minor) + ")" : "");
         if (!held.empty()) jf.facts.extra.push_back({"GPUs", held});
-      } else if (env->gpus && nodes.size() <= 1) {
+      } else if (env->gpus) {
         report::add_job_gpus(status, *env->gpus, events::IndexMeaning::device_minor, problems);
       }
       report::add_kernel_events(status, from, end, problems, positions ? &*positions : nullptr);
@@ -294,7 +297,15 @@ int main(int argc, char** argv) {
         const auto others = gather_node_events(*dir, nodes, env->node, env->restart_count,
                                                std::chrono::seconds(std::min(node_wait, 30)), missing, bad);
         for (const auto& o : others) {
-          for (const auto& k : o.events) status.events.push_back({k.time_us, o.node + ": " + k.source, k.text});
+          for (const auto& k : o.events) {
+            classify::KernelEvent e = k;
+            e.source = o.node + ": " + k.source;
+            // Another node's GPU record is compared with that node's GPUs, never with this
+            // node's (addresses repeat across nodes): without its word, it counts.
+            if (!e.on_job_gpu)
+              if (const auto pe = events::parse_event_text(e.text); pe && !pe->bus_id.empty()) e.on_job_gpu = true;
+            status.events.push_back(std::move(e));
+          }
           if (!o.read_any) missing.push_back(o.node + " (no kernel log readable there)");
         }
         for (const auto& b : bad) note(b);

@@ -1,10 +1,13 @@
 #include "node_events.hpp"
 
+#include <algorithm>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "gpualert/events/kernel_events.hpp"
 #include "gpualert/report/run_evidence.hpp"
 
 namespace gpualert::epilog {
@@ -41,7 +44,12 @@ std::string to_json_text(const NodeEvents& e) {
   j["read_any"] = e.read_any;
   j["errors"] = e.errors;
   j["events"] = nlohmann::json::array();
-  for (const auto& k : e.events) j["events"].push_back({{"time_us", k.time_us}, {"source", k.source}, {"text", k.text}});
+  for (const auto& k : e.events) {
+    nlohmann::json ev = {{"time_us", k.time_us}, {"source", k.source}, {"text", k.text}};
+    if (k.before_start) ev["before_start"] = true;
+    if (k.on_job_gpu) ev["on_job_gpu"] = *k.on_job_gpu;
+    j["events"].push_back(std::move(ev));
+  }
   return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -53,14 +61,34 @@ NodeEvents node_events_from_json_text(const std::string& text) {
   e.errors = j.at("errors").get<std::vector<std::string>>();
   for (const auto& k : j.at("events")) {
     if (e.events.size() >= 5000) break;  // the reader's own bound; a forged file gets no more
-    e.events.push_back({k.at("time_us").get<std::int64_t>(), k.at("source").get<std::string>(), k.at("text").get<std::string>()});
+    classify::KernelEvent ev{k.at("time_us").get<std::int64_t>(), k.at("source").get<std::string>(),
+                             k.at("text").get<std::string>(), k.value("before_start", false), std::nullopt};
+    if (k.contains("on_job_gpu")) ev.on_job_gpu = k.at("on_job_gpu").get<bool>();
+    e.events.push_back(std::move(ev));
   }
   return e;
 }
 
 bool publish_node_events(const spool::DirFd& dir, gid_t gid, const std::string& node, int restart, Clock::time_point from,
-                         Clock::time_point to, std::string& note) {
-  report::NodeKernelLog k = report::read_node_kernel_log(from, to);
+                         Clock::time_point to, const spool::JobStartRecord* start, std::string& note) {
+  std::optional<report::KernelStart> positions;
+  if (start) {
+    positions.emplace();
+    positions->kmsg_after_seq = start->kmsg_seq;
+    positions->journal_after_cursor = start->journal_cursor;
+    from = Clock::time_point(std::chrono::microseconds(start->started_us));
+  }
+  report::NodeKernelLog k = report::read_node_kernel_log(from, to, positions && positions->positioned() ? &*positions : nullptr);
+  if (start)
+    for (const auto& b : start->baseline) k.events.push_back({b.time_us, b.source + " (before the job)", b.text, true, std::nullopt});
+  // Whose GPU each named record is, by this node's job-start record (unknown: the job's, as
+  // every record counted before GPUs were known).
+  std::vector<std::string> mine;
+  if (start)
+    for (const auto& g : start->gpus) mine.push_back(g.bus_id);
+  for (auto& ev : k.events)
+    if (const auto pe = events::parse_event_text(ev.text); pe && !pe->bus_id.empty())
+      ev.on_job_gpu = !start || !start->gpus_known || std::find(mine.begin(), mine.end(), pe->bus_id) != mine.end();
   NodeEvents e;
   e.node = node;
   e.read_any = k.read_any;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpualert/classifier/verdict.hpp"
+#include "gpualert/spool/job_start_record.hpp"
 #include "gpualert/spool/spool_dir.hpp"
 #include "gpualert/spool/step_record.hpp"
 
@@ -37,9 +38,13 @@ std::string to_json_text(const NodeEvents& e);
 // Throws on a malformed file.
 NodeEvents node_events_from_json_text(const std::string& text);
 
-// Reads this node's kernel log for [FROM, TO] and writes it for the reporting node.
+// Reads this node's kernel log for [FROM, TO] and writes it for the reporting node. With
+// this node's job-start record (START), the window is read from its positions, its GPU
+// faults from before the start are added (marked so), and each record naming a GPU says
+// whether that GPU is the job's here: GPU addresses repeat from node to node, so only
+// this node can tell.
 bool publish_node_events(const spool::DirFd& dir, gid_t gid, const std::string& node, int restart, Clock::time_point from,
-                         Clock::time_point to, std::string& note);
+                         Clock::time_point to, const spool::JobStartRecord* start, std::string& note);
 
 // The files of NODES other than SELF, waiting up to WAIT for the missing ones.
 // MISSING gets the nodes whose file never came.

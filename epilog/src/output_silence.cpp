@@ -1,5 +1,7 @@
 #include "output_silence.hpp"
 
+#include "last_real_output.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -68,6 +70,10 @@ std::vector<TaskLogStat> stat_task_logs(const spool::DirFd& dir, const JobLogs& 
           std::chrono::duration_cast<std::chrono::system_clock::duration>(
               std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
       ls.size = static_cast<std::uint64_t>(st.st_size);
+      // A shell's "Terminated" as Slurm killed the job is not output: what came before it is.
+      if (!t.streams.empty())
+        if (const auto before = last_output_before_kill_notices(logs.dir_for(s.job, dir.get()), t.log.c_str(), t.streams.c_str()))
+          ls.mtime = *before;
       out.push_back(ls);
     }
   return out;

@@ -100,6 +100,23 @@ TEST(GpuAttribution, ARecordTheJobStartSawIsBeforeTheRunWhateverItsStampSays) {
   EXPECT_FALSE(said) << to_text_for_test(v);
 }
 
+TEST(GpuAttribution, AnotherNodesRecordSaysItselfWhetherItNamesTheJobsGpuThere) {
+  // A two-node job. On node 2 a neighbour's GPU 0000:86:00 faulted; here 0000:86:00 is
+  // the job's. Node 2's helper says the record is not the job's there: it is not blamed.
+  RunStatus st = failed_run_on({"0000:3b:00", "0000:86:00"});
+  st.events.push_back({kStart + 60'000'000, "n2: kmsg",
+                       "NVRM: Xid (PCI:0000:86:00): 79, pid=4242, name=python, GPU has fallen off the bus.", false, false});
+  Verdict v = builtin().classify_text(kCudaFailure, st);
+  EXPECT_NE(v.cls, "gpu_hardware") << to_text_for_test(v);
+  EXPECT_NE(secondary_text(v).find("not this job's"), std::string::npos) << secondary_text(v);
+  // The job's GPU on node 2, though this node's list does not name it: the cause.
+  st.gpus = {"0000:5e:00"};
+  st.events.back().on_job_gpu = true;
+  v = builtin().classify_text(kCudaFailure, st);
+  EXPECT_EQ(v.cls, "gpu_hardware") << to_text_for_test(v);
+  EXPECT_EQ(v.attribution, "infra");
+}
+
 TEST(GpuAttribution, AnEarlierFaultDoesNotOverruleTheJobsOwnError) {
   RunStatus st = failed_run_on({"0000:3b:00"});
   xid79_on(st, "0000:3b:00", kStart - 3'600'000'000LL);

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "gpualert/report/run_evidence.hpp"
 #include "node_events.hpp"
@@ -93,13 +95,47 @@ TEST(NodeEvents, PublishWritesWhatThisNodeCouldRead) {
   TempDir d;
   std::string note;
   const auto now = Clock::now();
-  ASSERT_TRUE(publish_node_events(d.fd, ::getgid(), "self", 2, now - std::chrono::minutes(1), now, note)) << note;
+  ASSERT_TRUE(publish_node_events(d.fd, ::getgid(), "self", 2, now - std::chrono::minutes(1), now, nullptr, note)) << note;
   std::ifstream in(d.path + "/" + node_events_name("self", 2));
   std::stringstream ss;
   ss << in.rdbuf();
   const NodeEvents back = node_events_from_json_text(ss.str());
   EXPECT_EQ(back.node, "self");
   EXPECT_FALSE(note.empty());
+}
+
+TEST(NodeEvents, ThisNodesRecordSaysWhoseGpuEachFaultNamesAndWhatCameBeforeTheJob) {
+  // GPU addresses repeat from node to node: only the node that ran a part of the job can
+  // tell whether a record names the job's GPU there. Its job-start record says.
+  TempDir d;
+  gpualert::spool::JobStartRecord r;
+  r.job = 5;
+  r.node = "n2";
+  r.started_us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count();
+  r.gpus_known = true;
+  r.gpus = {{0, "0000:3b:00", "", ""}};
+  r.baseline = {{r.started_us - 60'000'000, "kmsg", "NVRM: Xid (PCI:0000:3b:00): 48, pid=2, DBE"},
+                {r.started_us - 50'000'000, "kmsg", "NVRM: Xid (PCI:0000:86:00): 79, pid=3, GPU has fallen off the bus."}};
+  std::string note;
+  ASSERT_TRUE(publish_node_events(d.fd, ::getgid(), "n2", 0, Clock::now(), Clock::now(), &r, note)) << note;
+  std::ifstream in(d.path + "/" + node_events_name("n2", 0));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const NodeEvents back = node_events_from_json_text(ss.str());
+  int seen = 0;
+  for (const auto& e : back.events) {
+    if (e.text.find("0000:3b:00") != std::string::npos) {
+      EXPECT_TRUE(e.before_start);
+      EXPECT_EQ(e.on_job_gpu, std::optional<bool>(true));
+      ++seen;
+    }
+    if (e.text.find("0000:86:00") != std::string::npos) {
+      EXPECT_TRUE(e.before_start);
+      EXPECT_EQ(e.on_job_gpu, std::optional<bool>(false));
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2) << ss.str();
 }
 
 // Syslog files are not the kernel's word: any user can get a "kernel: NVRM: Xid" line

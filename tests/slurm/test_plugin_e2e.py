@@ -321,7 +321,9 @@ class PluginOnRealSlurm(unittest.TestCase):
         # Progress with step times in the first second, then silence until Slurm kills the
         # job at its limit: a hang, with the timeout only as a secondary finding. The site
         # sets hang_after = 20 s; the printed step times (20 x 0.05 s) do not raise it.
-        script = ('for i in 1 2 3 4 5; do echo "step $i/100 loss 2.$((9-i)) (0.05 s/step)"; sleep 0.05; done; '
+        # The shell outlives the SIGTERM that ends its child at the limit (trap), so it
+        # prints "... Terminated" last, as a shell often does: that notice is not output.
+        script = ('trap : TERM; for i in 1 2 3 4 5; do echo "step $i/100 loss 2.$((9-i)) (0.05 s/step)"; sleep 0.05; done; '
                   'sleep 900')
         jid = job_id(as_user("sbatch --parsable --time=1 --gpualert=alice@example.org --wrap '%s'" % script,
                              check=True).stdout.decode())
@@ -575,6 +577,15 @@ class PluginOnRealSlurm(unittest.TestCase):
         self.assertNotEqual(mb[0]["X-Gpualert-Class"], "gpu_hardware", text(mb[0])[:3000])
         self.assertNotEqual(mb[0]["X-Gpualert-Attribution"], "infra", text(mb[0])[:3000])
         self.assertIn("not this job's: GPU " + bus_a, text(mb[0]))
+        # The fleet store names the faulted GPU for job A only.
+        system = lambda j: sh(["sacct", "-j", str(j), "-X", "-n", "-P", "-o", "SystemComment"]).stdout.decode().strip()
+        deadline = time.time() + 30
+        while not ("gpualert1:" in system(a) and "gpualert1:" in system(b)) and time.time() < deadline:
+            time.sleep(0.5)
+        self.assertIn("bad=%s;gpus=%s;" % (bus_a, bus_a), system(a))
+        self.assertNotIn("bad=", system(b))
+        self.assertIn("gpus=%s;" % bus_b, system(b))
+        print("  sacct SystemComment: job %d %s; job %d %s" % (a, system(a), b, system(b)), flush=True)
         print("  side by side: job %d on %s -> %s/%s; job %d on %s -> %s/%s (neighbour's fault secondary)"
               % (a, bus_a, ma[0]["X-Gpualert-Class"], ma[0]["X-Gpualert-Attribution"], b, bus_b,
                  mb[0]["X-Gpualert-Class"], mb[0]["X-Gpualert-Attribution"]), flush=True)

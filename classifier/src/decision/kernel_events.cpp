@@ -56,8 +56,11 @@ void collect_kernel_events(Decision& d) {
     const bool fault_record = e->kind == ev::Kind::xid || e->kind == ev::Kind::ecc || e->kind == ev::Kind::row_remap ||
                               e->kind == ev::Kind::fallen_off_bus;
     const bool gpu_record = fault_record || e->kind == ev::Kind::throttle;
-    if (gpu_record && gpus_known && !e->bus_id.empty() &&
-        std::find(d.st.gpus.begin(), d.st.gpus.end(), e->bus_id) == d.st.gpus.end()) {
+    // Whose GPU: the collector's word for a record of another node, else the run's list.
+    const bool named = !e->bus_id.empty() && (gpus_known || k.on_job_gpu.has_value());
+    const bool mine = k.on_job_gpu ? *k.on_job_gpu
+                                   : std::find(d.st.gpus.begin(), d.st.gpus.end(), e->bus_id) != d.st.gpus.end();
+    if (gpu_record && named && !mine) {
       // Another GPU of the node: a neighbour's fault, never this run's cause (listed once per GPU).
       if (fault_record && during && std::find(neighbour_ids.begin(), neighbour_ids.end(), e->bus_id) == neighbour_ids.end()) {
         neighbour_ids.push_back(e->bus_id);
@@ -89,8 +92,8 @@ void collect_kernel_events(Decision& d) {
       }
       if (!during) {
         if (k.before_start || (k.time_us && d.st.start_time_us && k.time_us < *d.st.start_time_us)) {
-          (gpus_known && !e->bus_id.empty() ? pre_mine : pre).push_back(event_cite(k, "events.preexisting"));
-          if (gpus_known && !e->bus_id.empty() && pre_mine.size() == 1) pre_mine_what = claim + " on this run's GPU " + e->bus_id +
+          (named ? pre_mine : pre).push_back(event_cite(k, "events.preexisting"));
+          if (named && pre_mine.size() == 1) pre_mine_what = claim + " on this run's GPU " + e->bus_id +
                                                                          " at " + clock_text(k.time_us);
         }
         continue;

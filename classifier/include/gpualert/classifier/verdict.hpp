@@ -61,6 +61,9 @@ struct KernelEvent {
   std::string source;        // "journal", "kmsg", "file", ...
   std::string text;
   bool before_start = false;  // known to precede the run (a job-start record saw it), whatever its stamp says
+  // Whether the GPU the record names is one of the run's, when the collector knew the GPUs of
+  // the node it came from (another node of a multi-node job); unset: compared with RunStatus::gpus.
+  std::optional<bool> on_job_gpu{};
 };
 
 // What is known about how the process ended, besides its output.
