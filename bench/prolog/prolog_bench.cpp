@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "gpualert/events/kernel_events.hpp"
-#include "job_start.hpp"
+#include "gpualert/spool/job_start_capture.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,9 +37,9 @@ void write_ring(const fs::path& p, std::size_t bytes) {
   }
 }
 
-double median_ms(const gpualert::spank::JobStartInputs& in, int runs) {
+double median_ms(const gpualert::spool::JobStartInputs& in, int runs) {
   std::vector<double> t;
-  for (int i = 0; i < runs; ++i) t.push_back(gpualert::spank::take_job_start(in).took_ms);
+  for (int i = 0; i < runs; ++i) t.push_back(gpualert::spool::take_job_start(in).took_ms);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
         << "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-" << i << "0000000-bench\nBus Location: \t " << buses[i]
         << "\nDevice Minor: \t " << i << "\n";
   }
-  gpualert::spank::JobStartInputs in;
+  gpualert::spool::JobStartInputs in;
   in.job = 1;
   in.node = "bench";
   in.gpus_dir = dir / "gpus";
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   }
   if (gpualert::events::journal_supported()) {
     in.journal = true;
-    const auto r = gpualert::spank::take_job_start(in);
+    const auto r = gpualert::spool::take_job_start(in);
     std::printf("%-44s %10.2f %11.3fx  (%s)\n", "... and the journal's cursor", median_ms(in, runs), median_ms(in, runs) / budget,
                 r.journal_cursor.empty() ? "no journal here" : "cursor taken");
   }

@@ -4,5 +4,5 @@ set -euo pipefail
 BUILD=${1:?usage: run_bench.sh BUILD_DIR [RUNS]}
 RUNS=${2:-11}
 BIN="$BUILD/bin/prolog-bench"
-[ -x "$BIN" ] || { echo "missing $BIN (build the prolog_bench target; needs libslurm-dev)" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "missing $BIN (build the prolog_bench target)" >&2; exit 1; }
 "$BIN" "$RUNS"

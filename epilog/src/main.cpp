@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,7 @@
 #include "gpualert/report/infra_alert.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
+#include "gpualert/spool/job_start_capture.hpp"
 #include "gpualert/spool/spool_dir.hpp"
 #include "gpualert/spool/spool_expiry.hpp"
 #include "as_job_user.hpp"
@@ -78,6 +80,30 @@ std::vector<std::string> expand_nodelist(const std::string& list) {
   return nodes;
 }
 
+// --job-start: the prolog's record, from the environment Slurm gives a Prolog= script.
+int take_job_start_record(const std::string& spool_path, std::optional<std::uint32_t> job, const std::string& gpus_dir) {
+  try {
+    const auto env = read_job_env(job);
+    if (!env) {
+      std::cerr << "gpualert-epilog --job-start: no job id (SLURM_JOB_ID or --job)\n";
+      return 0;
+    }
+    spool::JobStartInputs in;
+    in.job = env->job;
+    in.uid = env->uid;
+    in.node = env->node.empty() ? config::host_name() : env->node;
+    in.slurm_job_gpus = env->gpus;
+    if (const char* c = std::getenv("CUDA_VISIBLE_DEVICES")) in.cuda_visible_devices = std::string(c);
+    in.gpus_dir = gpus_dir;
+    std::string why;
+    if (!spool::leave_job_start(spool_path, in, why))
+      std::cerr << "gpualert-epilog --job-start: job " << env->job << ": no record: " << why << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "gpualert-epilog --job-start: " << e.what() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,7 +126,15 @@ int main(int argc, char** argv) {
   app.add_option("--keep-days", keep_days, "days a finished job's spool directory is kept")
       ->check(CLI::Range(1, 3650));
   app.add_flag("--any-node", any_node, "notify even when this is not the job's first node");
+  bool job_start = false;
+  std::string gpus_dir = "/proc/driver/nvidia/gpus";
+  app.add_flag("--job-start", job_start,
+               "run as slurm.conf's Prolog= instead of the plugin's job prolog: leave the job-start record "
+               "(the job's GPUs, kernel-log positions, earlier GPU faults) and exit 0");
+  app.add_option("--gpus-dir", gpus_dir, "where the NVIDIA driver lists the GPUs (with --job-start)");
   CLI11_PARSE(app, argc, argv);
+  // A failing Prolog= drains the node: whatever happens here, the exit status is 0.
+  if (job_start) return take_job_start_record(spool_path, job, gpus_dir);
 
   try {
     const auto env = read_job_env(job);

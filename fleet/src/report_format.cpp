@@ -16,8 +16,9 @@ std::string num(double v, int digits = 1) {
 
 std::string share(double part, double whole) { return whole > 0 ? num(100.0 * part / whole) + "%" : "-"; }
 
+// S in a column W wide; a longer S keeps one space before the next column.
 std::string pad(std::string s, std::size_t w) {
-  if (s.size() < w) s.append(w - s.size(), ' ');
+  s.append(s.size() < w ? w - s.size() : 1, ' ');
   return s;
 }
 

@@ -32,8 +32,7 @@ SPANK_PLUGIN(gpualert, 1)
 #include "slurm_compat.hpp"
 #include "gpualert/spool/step_record.hpp"
 #include "helper_launch.hpp"
-#include "job_start.hpp"
-#include "gpualert/spool/job_start_record.hpp"
+#include "gpualert/spool/job_start_capture.hpp"
 #include "option_value.hpp"
 #include "gpualert/config/plugstack_args.hpp"
 #include "task_tee.hpp"
@@ -275,35 +274,16 @@ void write_job_start(spank_t sp) {
     problem("job_prolog: job id or user unavailable; no job-start record");
     return;
   }
-  std::string why;
-  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
-  if (!spool) {
-    problem("spool " + g_args.spool + " unusable (" + why + "); no job-start record for job " + std::to_string(job));
-    return;
-  }
-  // A job id Slurm hands out again (state lost, id wrapped) must start from an empty
-  // directory even for the same user: a directory whose job was already notified is
-  // an earlier job's. (A requeued run was never notified: its files stay.)
-  if (auto old = gpualert::spool::open_job_dir(*spool, job, uid, false, why))
-    if (gpualert::spool::was_notified(*old)) {
-      old.reset();
-      if (gpualert::spool::retire_job_dir(*spool, job, why))
-        gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": the spool held a notified earlier job "
-                                           "with this id; moved to stale/");
-    }
-  auto dir = bind_job_dir(*spool, job, uid);
-  if (!dir) return;
-  gpualert::spank::JobStartInputs in;
+  gpualert::spool::JobStartInputs in;
   in.job = job;
   in.uid = uid;
   in.node = node_name(sp);
   in.slurm_job_gpus = env_value("SLURM_JOB_GPUS");
   in.cuda_visible_devices = env_value("CUDA_VISIBLE_DEVICES");
   in.gpus_dir = g_args.gpus_dir;
-  const auto record = gpualert::spank::take_job_start(in);
-  if (!gpualert::spool::write_atomic_at(*dir, gpualert::spool::job_start_file_name(in.node),
-                                        gpualert::spool::to_json(record).dump(1) + "\n", 0, 0, why))
-    gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": job-start record not written: " + why);
+  std::string why;
+  if (!gpualert::spool::leave_job_start(g_args.spool, in, why))
+    problem("no job-start record for job " + std::to_string(job) + ": " + why);
 }
 
 // The plugin is built against one Slurm release (the SPANK ABI and the spool

@@ -68,4 +68,21 @@ TEST(FleetSummary, ClassesFaultsAndUsers) {
   EXPECT_NE(csv.find("fault,gpu007,0000:3b:00,3"), std::string::npos) << csv;
 }
 
+TEST(FleetSummary, ALongColumnNeverRunsIntoTheNext) {
+  // The jobs without a verdict list their Slurm states where whose move stands; the
+  // count after them must stay a number of its own ("REQUEUED 3" then "146", not "3146").
+  FleetAggregator agg;
+  const char* states[] = {"COMPLETED", "FAILED", "REQUEUED", "OUT_OF_MEMORY"};
+  for (std::uint64_t i = 0; i < 146; ++i) {
+    JobRecord j = job(100 + i, "eve", "", "", 1, 60);
+    j.state = states[i % 4];
+    agg.add(j);
+  }
+  const std::string text = report_text(agg.finish([](const std::string&) { return ""; }, 10), "test");
+  const auto at = text.find("(no verdict)");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string line = text.substr(at, text.find('\n', at) - at);
+  EXPECT_NE(line.find("REQUEUED 36 146"), std::string::npos) << line;
+}
+
 }  // namespace

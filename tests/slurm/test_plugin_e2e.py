@@ -564,6 +564,11 @@ class PluginOnRealSlurm(unittest.TestCase):
               % (a, bus_a, ra["gpus"][0]["minor"], b, bus_b, rb["gpus"][0]["minor"], ra["took_ms"], rb["took_ms"]),
               flush=True)
         time.sleep(1)
+        # A user's syslog line dressed as the driver's, naming the other job's GPU: not the
+        # kernel's word (the helper reads only the journal's kernel transport and /dev/kmsg,
+        # which users cannot write), so it changes nothing.
+        as_user("logger -p kern.err 'kernel: NVRM: Xid (PCI:%s): 79, pid=1, GPU has fallen off the bus.'" % bus_b)
+        self.assertNotEqual(as_user("echo 'NVRM: Xid (PCI:%s): 79, pid=1, x' > /dev/kmsg" % bus_b).returncode, 0)
         with open("/dev/kmsg", "w") as k:
             k.write("NVRM: Xid (PCI:%s): 79, pid=4242, name=python, GPU has fallen off the bus.\n" % bus_a)
         self.assertEqual(sacct(a), ("FAILED", "1:0"))

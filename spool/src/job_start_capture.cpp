@@ -1,12 +1,13 @@
-#include "job_start.hpp"
+#include "gpualert/spool/job_start_capture.hpp"
 
 #include <algorithm>
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/events/gpu_inventory.hpp"
 #include "gpualert/events/kernel_events.hpp"
+#include "gpualert/spool/spool_dir.hpp"
 
-namespace gpualert::spank {
+namespace gpualert::spool {
 namespace {
 
 constexpr std::size_t kMaxBaseline = 64;  // the newest GPU faults before the start
@@ -20,7 +21,7 @@ bool gpu_fault(events::Kind k) {
          k == events::Kind::fallen_off_bus;
 }
 
-void take_gpus(const JobStartInputs& in, spool::JobStartRecord& r) {
+void take_gpus(const JobStartInputs& in, JobStartRecord& r) {
   const auto inv = events::read_gpu_inventory(in.gpus_dir);
   for (const auto& n : inv.notes) r.notes.push_back(n);
   events::IndexMeaning meaning = events::IndexMeaning::device_minor;
@@ -50,7 +51,7 @@ void take_gpus(const JobStartInputs& in, spool::JobStartRecord& r) {
   }
   r.gpus_known = true;
   for (const auto& bus : sel.bus_ids) {
-    spool::StartGpu g;
+    StartGpu g;
     g.bus_id = bus;
     for (const auto& have : inv.gpus)
       if (have.bus_id == bus) {
@@ -63,7 +64,7 @@ void take_gpus(const JobStartInputs& in, spool::JobStartRecord& r) {
   if (r.gpus.empty()) r.notes.push_back("the job holds no GPU of this node");
 }
 
-void take_kernel_positions(const JobStartInputs& in, spool::JobStartRecord& r, events::Clock::time_point now) {
+void take_kernel_positions(const JobStartInputs& in, JobStartRecord& r, events::Clock::time_point now) {
   std::string err;
   if (const auto text = events::read_kmsg_text(in.kmsg_path, err)) {
     r.kmsg_seq = events::kmsg_last_seq(*text);
@@ -86,10 +87,10 @@ void take_kernel_positions(const JobStartInputs& in, spool::JobStartRecord& r, e
 
 }  // namespace
 
-spool::JobStartRecord take_job_start(const JobStartInputs& in) {
+JobStartRecord take_job_start(const JobStartInputs& in) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto now = events::Clock::now();
-  spool::JobStartRecord r;
+  JobStartRecord r;
   r.job = in.job;
   r.uid = in.uid;
   r.node = in.node;
@@ -101,4 +102,32 @@ spool::JobStartRecord take_job_start(const JobStartInputs& in) {
   return r;
 }
 
-}  // namespace gpualert::spank
+bool leave_job_start(const std::string& spool_path, const JobStartInputs& in, std::string& why) {
+  auto spool = open_spool_root(spool_path, why);
+  if (!spool) return false;
+  const std::string job = "job " + std::to_string(in.job) + ": ";
+  // A job id Slurm hands out again (state lost, ids wrapped) must start from an empty
+  // directory even for the same user: a directory whose job was already notified is an
+  // earlier job's. (A requeued run was never notified: its files stay.)
+  if (auto old = open_job_dir(*spool, in.job, in.uid, false, why))
+    if (was_notified(*old)) {
+      old.reset();
+      if (retire_job_dir(*spool, in.job, why))
+        admin_log(*spool, job + "the spool held a notified earlier job with this id; moved to stale/");
+    }
+  std::string note;
+  auto dir = open_job_dir(*spool, in.job, in.uid, true, why, &note);
+  if (!note.empty()) admin_log(*spool, job + note);
+  if (!dir) {
+    admin_log(*spool, job + "job directory unusable: " + why);
+    return false;
+  }
+  const auto record = take_job_start(in);
+  if (!write_atomic_at(*dir, job_start_file_name(in.node), to_json(record).dump(1) + "\n", 0, 0, why)) {
+    admin_log(*spool, job + "job-start record not written: " + why);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpualert::spool

@@ -1,4 +1,4 @@
-// The job-start record the plugin's job_prolog takes (spank/src/job_start.hpp), on a
+// The job-start record the plugin's job_prolog takes (gpualert/spool/job_start_capture.hpp), on a
 // copy of the driver's /proc shape and a saved ring buffer: the job's GPUs by their
 // addresses, the buffer's last sequence number, the GPU faults before the start, and a
 // clear note for each thing that could not be read. Then the record through JSON.
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gpualert/events/kernel_events.hpp"
-#include "job_start.hpp"
+#include "gpualert/spool/job_start_capture.hpp"
 
 namespace fs = std::filesystem;
 namespace ga = gpualert;
@@ -39,8 +39,8 @@ struct Node {
           << "\n";
     }
   }
-  ga::spank::JobStartInputs inputs() const {
-    ga::spank::JobStartInputs in;
+  ga::spool::JobStartInputs inputs() const {
+    ga::spool::JobStartInputs in;
     in.job = 77;
     in.uid = 1001;
     in.node = "gpu041";
@@ -60,7 +60,7 @@ TEST(JobStart, TheJobsGpusByAddressAndTheKernelPositionBeforeIt) {
           {60, "NVRM: Xid (PCI:0000:3b:00): 79, pid=3, GPU has fallen off the bus."}});
   auto in = n.inputs();
   in.slurm_job_gpus = "0,2";
-  const auto r = ga::spank::take_job_start(in);
+  const auto r = ga::spool::take_job_start(in);
   EXPECT_TRUE(r.gpus_known);
   ASSERT_EQ(r.gpus.size(), 2u);
   EXPECT_EQ(r.gpus[0].bus_id, "0000:3b:00");
@@ -84,7 +84,7 @@ TEST(JobStart, ANodeWithoutTheDriverAJobWithoutGpusAndAnUnreadableBufferEachLeav
   in.gpus_dir = n.root / "no-such-dir";
   in.kmsg_path = n.root / "no-kmsg";
   in.slurm_job_gpus = "0";
-  auto r = ga::spank::take_job_start(in);
+  auto r = ga::spool::take_job_start(in);
   EXPECT_FALSE(r.gpus_known);
   EXPECT_FALSE(r.kmsg_seq.has_value());
   ASSERT_GE(r.notes.size(), 2u);
@@ -95,7 +95,7 @@ TEST(JobStart, ANodeWithoutTheDriverAJobWithoutGpusAndAnUnreadableBufferEachLeav
 
   n.gpu("0000:3b:00.0", 0);
   in = n.inputs();  // a driver, but Slurm named no GPU
-  r = ga::spank::take_job_start(in);
+  r = ga::spool::take_job_start(in);
   EXPECT_FALSE(r.gpus_known);
   all.clear();
   for (const auto& s : r.notes) all += s + "\n";
@@ -109,7 +109,7 @@ TEST(JobStart, AMalformedProcFileOrAnUnknownIndexIsANoteNotAGuess) {
   std::ofstream(n.root / "gpus" / "0000:5e:00.0" / "information") << "\x01\x02 garbage \xff\n";
   auto in = n.inputs();
   in.slurm_job_gpus = "1";  // the malformed one's minor is not known
-  const auto r = ga::spank::take_job_start(in);
+  const auto r = ga::spool::take_job_start(in);
   EXPECT_FALSE(r.gpus_known);
   std::string all;
   for (const auto& s : r.notes) all += s + "\n";
@@ -122,7 +122,7 @@ TEST(JobStart, TheRecordSurvivesJsonAndABadOneIsRefused) {
   n.kmsg({{10, "NVRM: Xid (PCI:0000:3b:00): 94, pid=9, Contained ECC error."}});
   auto in = n.inputs();
   in.cuda_visible_devices = "0";
-  const auto r = ga::spank::take_job_start(in);
+  const auto r = ga::spool::take_job_start(in);
   const auto back = ga::spool::job_start_from_json(ga::spool::to_json(r));
   EXPECT_EQ(back.job, 77u);
   EXPECT_EQ(back.uid, 1001u);

@@ -1,6 +1,6 @@
 #pragma once
 // The job-start record (see gpualert/spool/job_start_record.hpp), taken in the
-// plugin's job_prolog: which GPUs Slurm gave the job and their PCI addresses (from
+// plugin's job_prolog (or by gpualert-epilog --job-start from a Slurm Prolog= script): which GPUs Slurm gave the job and their PCI addresses (from
 // the driver's /proc files, no NVML), the kernel logs' positions, and the node's GPU
 // faults of the hours before. Only local reads, no waiting: a node without the driver,
 // a job without GPUs, an unreadable ring buffer each leave a note, never a failure.
@@ -12,7 +12,7 @@
 
 #include "gpualert/spool/job_start_record.hpp"
 
-namespace gpualert::spank {
+namespace gpualert::spool {
 
 struct JobStartInputs {
   std::uint32_t job = 0;
@@ -26,6 +26,12 @@ struct JobStartInputs {
   std::chrono::hours baseline{6};
 };
 
-spool::JobStartRecord take_job_start(const JobStartInputs& in);
+JobStartRecord take_job_start(const JobStartInputs& in);
 
-}  // namespace gpualert::spank
+// The whole prolog step, as root: binds the job's directory in the spool at SPOOL_PATH
+// to IN.uid (an already notified earlier job with the same id is moved to stale/ first),
+// takes the record and writes job-start.<node>.json. Problems go to the spool's admin
+// log; false when nothing could be written (WHY says why).
+bool leave_job_start(const std::string& spool_path, const JobStartInputs& in, std::string& why);
+
+}  // namespace gpualert::spool
