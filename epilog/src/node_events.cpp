@@ -9,6 +9,7 @@
 
 #include "gpualert/events/kernel_events.hpp"
 #include "gpualert/report/run_evidence.hpp"
+#include "job_start_view.hpp"
 
 namespace gpualert::epilog {
 namespace {
@@ -73,14 +74,11 @@ bool publish_node_events(const spool::DirFd& dir, gid_t gid, const std::string& 
                          Clock::time_point to, const spool::JobStartRecord* start, std::string& note) {
   std::optional<report::KernelStart> positions;
   if (start) {
-    positions.emplace();
-    positions->kmsg_after_seq = start->kmsg_seq;
-    positions->journal_after_cursor = start->journal_cursor;
-    from = Clock::time_point(std::chrono::microseconds(start->started_us));
+    positions = kernel_start(*start);
+    from = start_time(*start);
   }
   report::NodeKernelLog k = report::read_node_kernel_log(from, to, positions && positions->positioned() ? &*positions : nullptr);
-  if (start)
-    for (const auto& b : start->baseline) k.events.push_back({b.time_us, b.source + " (before the job)", b.text, true, std::nullopt});
+  if (positions) k.events.insert(k.events.end(), positions->before.begin(), positions->before.end());
   // Whose GPU each named record is, by this node's job-start record (unknown: the job's, as
   // every record counted before GPUs were known).
   std::vector<std::string> mine;

@@ -9,15 +9,14 @@
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/common/unique_fd.hpp"
+#include "record_table.hpp"
 #include "gpualert/notifier/infra_digest.hpp"
 
 namespace gpualert::notify {
 namespace {
 
-std::string get(const StoredMessage& m, const char* key) {
-  const auto it = m.record.find(key);
-  return it == m.record.end() ? std::string() : it->second;
-}
+using detail::get;
+using detail::pad;
 
 bool is_failure(const StoredMessage& m) {
   const std::string s = get(m, "status");
@@ -32,12 +31,6 @@ std::string name_of(const StoredMessage& m) {
 }
 
 std::string first_recipient(const StoredMessage& m) { return m.envelope.to.empty() ? "" : m.envelope.to.front(); }
-
-std::string pad(std::string s, std::size_t n) {
-  s = one_line(s, n);
-  if (s.size() < n) s.append(n - s.size(), ' ');
-  return s;
-}
 
 // The case a reader should see first: a fault of the cluster before a fault of the
 // job (the admins must hear of it), then the most common class.

@@ -12,20 +12,13 @@
 
 #include "gpualert/common/text.hpp"
 #include "gpualert/common/unique_fd.hpp"
+#include "record_table.hpp"
 
 namespace gpualert::notify {
 namespace {
 
-std::string get(const StoredMessage& m, const char* key) {
-  const auto it = m.record.find(key);
-  return it == m.record.end() ? std::string() : it->second;
-}
-
-std::string pad(std::string s, std::size_t n) {
-  s = one_line(s, n);
-  if (s.size() < n) s.append(n - s.size(), ' ');
-  return s;
-}
+using detail::get;
+using detail::pad;
 
 std::string stamp(const std::string& iso) { return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso; }
 
