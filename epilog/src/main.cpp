@@ -294,12 +294,10 @@ int main(int argc, char** argv) {
       std::vector<std::string> problems;  // the kernel log of this node, for the job's window
       const auto end = jf.facts.ended.time_since_epoch().count() ? jf.facts.ended : std::chrono::system_clock::now();
       const auto start = jf.facts.started.time_since_epoch().count() ? jf.facts.started : end - jf.facts.duration;
-      // The job's own GPUs on this node: another job's GPU fault is then a neighbour's.
-      // The other nodes' records, gathered below, say themselves whether they name the
-      // job's GPU there.
-      // The prolog's job-start record knows them exactly, and where the kernel's logs
-      // stood when the job began: the window is read from there, and the GPU faults
-      // it saw before the start can say the node was already sick.
+      // The job's own GPUs on this node (another job's GPU fault is then a neighbour's),
+      // from the prolog's job-start record, which also says where the kernel's logs stood
+      // when the job began and which GPU faults came before it. The other nodes' records,
+      // gathered below, say themselves whether they name the job's GPU there.
       std::string start_note;
       const auto rec = dir ? read_job_start(*dir, env->node, env->job, env->uid, start_note) : std::nullopt;
       note(start_note);
