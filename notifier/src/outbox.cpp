@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <system_error>
+#include <type_traits>
 
 #include "fd_streambuf.hpp"
 #include "gpualert/common/durable_file.hpp"
@@ -105,6 +106,10 @@ T field(const json& j, const char* key, T fallback) {
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
   if (it == j.end()) return fallback;
+  // A number too large for 64 bits parses as a double; converting that to an integer is
+  // undefined, so an integer field takes only integers.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (!it->is_number_integer()) return fallback;
   try {
     return it->get<T>();
   } catch (const json::exception&) {
