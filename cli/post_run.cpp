@@ -101,6 +101,7 @@ int post_run(const PostRunInput& in) {
     mi.to = in.settings.to;
     mi.budget = in.settings.attach_budget;
     mi.tail_lines = in.settings.tail_lines;
+    mi.html = in.settings.html;
     mi.artifacts = arts.files;
     mi.refused = arts.refused;
     mi.attach_give_up = attach_by;

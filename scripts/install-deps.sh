@@ -3,10 +3,10 @@
 set -euo pipefail
 # The last line: building, linting and checking the Debian package, man pages and RPM spec.
 pkgs=(cmake g++ make pkg-config
-      libre2-dev libhyperscan-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
+      libre2-dev libhyperscan-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libcairo2-dev libcurl4-openssl-dev libsystemd-dev zlib1g-dev
       libgtest-dev libgmock-dev libslurm-dev
       python3 python3-aiosmtpd openssl ca-certificates postfix clang libclang-rt-14-dev \
-      dpkg-dev debhelper lintian devscripts scdoc man-db rpm)
+      dpkg-dev debhelper lintian devscripts scdoc man-db rpm chromium fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -65,6 +65,7 @@ Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, cons
     res.gap = st->gap;
   }
   Verdict v = detail::decide(rules, res, status);
+  v.loss_curve = {res.loss.key(), res.loss.overview(), res.loss.count()};
   // "unknown" says how little is known; its raw confidence is the honest one.
   if (calibrate && v.cls != "unknown") v.confidence = rules.calibrate(v.confidence);
   return v;

@@ -545,7 +545,9 @@ void LogScanner::read_progress(const PendingLine& p) {
         }
       }
     }
+    const std::uint64_t step0 = res_.progress.max_step;
     res_.progress.feed(lv.body, lv.prefix, p.lineno, has_loss);
+    if (has_loss && res_.progress.max_step != step0) res_.loss.step_of_last(p.lineno, res_.progress.max_step);
     res_.last_progress_line = std::max(res_.last_progress_line, res_.progress.last_progress_line);
     if (res_.progress.restarted_at == p.lineno && res_.loss.run_start_line() != p.lineno) res_.loss.restart(p.lineno);
   });

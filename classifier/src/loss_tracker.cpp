@@ -64,6 +64,7 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
   if (end == v.c_str()) return false;
   ++count_;
   ++run_count_;
+  sample(line, d);
   if (!std::isfinite(d)) {
     ++nonfinite_;
     if (!first_nonfinite_line_) first_nonfinite_line_ = line;
@@ -86,6 +87,44 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
     if (tail_.size() > kKeep) tail_.pop_front();
   }
   return true;
+}
+
+// Keeps every stride-th value; when full, every other kept value goes and the stride
+// doubles, so the sample stays evenly spaced over the whole run in bounded memory.
+// A non-finite value is always kept while it is the first of its streak: the chart must show it.
+void LossTracker::sample(std::uint64_t line, double value) {
+  newest_ = {line, 0, value};
+  if (std::isfinite(value)) newest_finite_ = newest_;
+  const bool first_bad = !std::isfinite(value) && !last_nonfinite_;
+  if (seen_++ % stride_ != 0 && !first_bad) return;
+  if (overview_.size() >= kOverview) {
+    std::vector<CurvePoint> half;
+    for (std::size_t i = 0; i < overview_.size(); ++i) {
+      const bool streak_start = !std::isfinite(overview_[i].value) && (i == 0 || std::isfinite(overview_[i - 1].value));
+      if (i % 2 == 0 || streak_start) half.push_back(overview_[i]);
+    }
+    overview_ = std::move(half);
+    stride_ *= 2;
+  }
+  overview_.push_back({line, 0, value});
+}
+
+void LossTracker::step_of_last(std::uint64_t line, std::uint64_t step) {
+  if (!overview_.empty() && overview_.back().line == line) overview_.back().step = step;
+  if (newest_.line == line) newest_.step = step;
+  if (newest_finite_.line == line) newest_finite_.step = step;
+}
+
+std::vector<CurvePoint> LossTracker::overview() const {
+  std::vector<CurvePoint> out = overview_;
+  // The newest finite value and the newest value belong in the picture, whatever the thinning kept.
+  for (const CurvePoint* p : {&newest_finite_, &newest_}) {
+    if (out.empty() || p->line == 0) continue;
+    const auto at = std::lower_bound(out.begin(), out.end(), p->line,
+                                     [](const CurvePoint& c, std::uint64_t l) { return c.line < l; });
+    if (at == out.end() || at->line != p->line) out.insert(at, *p);
+  }
+  return out;
 }
 
 void LossTracker::restart(std::uint64_t line) {
@@ -173,7 +212,11 @@ std::optional<LossTracker::LateRise> LossTracker::late_rise() const {
   std::size_t rising = 0, steps = 0;
   for (std::size_t j = low + 2; j + 1 < pts.size(); ++j, ++steps)
     if (pts[j + 1].value > pts[j].value) ++rising;
-  if (steps == 0 || rising * 10 < steps * 6) return std::nullopt;
+  // Noise rises about half the time: the rises must beat that by a one-sided sign test at
+  // about 95% (1.645 standard deviations of a fair coin's count), not only reach 60%.
+  const double n = static_cast<double>(steps);
+  if (steps == 0 || rising * 10 < steps * 6 || static_cast<double>(rising) < n / 2 + 1.645 * std::sqrt(n) / 2)
+    return std::nullopt;
   return LateRise{smooth[low], smooth.back(), pts[low + 2].line, pts.back().line, steps, rising};
 }
 

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpualert/classifier/verdict.hpp"
+
 namespace gpualert::classify::detail {
 
 struct LossPoint {
@@ -50,6 +52,12 @@ class LossTracker {
   std::vector<LossPoint> head() const { return head_; }
   std::vector<LossPoint> tail() const { return {tail_.begin(), tail_.end()}; }
   std::uint64_t finite_count() const { return finite_; }
+  // Every value, finite or not, thinned to at most kOverview evenly spaced ones: the
+  // run's picture for a report. STEP is told after the value (the line's step counter).
+  static constexpr std::size_t kOverview = 240;
+  // The newest value is always its last point, whatever the thinning kept.
+  std::vector<CurvePoint> overview() const;
+  void step_of_last(std::uint64_t line, std::uint64_t step);
 
   enum class Trend { none, too_few, down, flat, up };
   struct TrendInfo {
@@ -88,6 +96,10 @@ class LossTracker {
   bool last_nonfinite_ = false;
   std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
   std::size_t repeats_ = 0;
+  void sample(std::uint64_t line, double value);
+  std::vector<CurvePoint> overview_;
+  std::uint64_t stride_ = 1, seen_ = 0;  // every stride_-th value is sampled
+  CurvePoint newest_, newest_finite_;
   std::uint64_t restarts_ = 0, run_start_line_ = 0, run_count_ = 0;
   std::uint64_t eval_nonfinite_ = 0, eval_nonfinite_line_ = 0;
   std::string eval_key_;

@@ -1,5 +1,7 @@
 #include "gpualert/classifier/verdict_wire.hpp"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 namespace gpualert::classify {
@@ -39,6 +41,11 @@ std::string verdict_to_wire(const Verdict& v) {
   j["facts"] = v.facts;
   j["broader"] = v.broader;
   j["tail"] = cites(v.tail);
+  // JSON has no NaN: a non-finite loss travels as null.
+  auto pts = json::array();
+  for (const auto& p : v.loss_curve.points)
+    pts.push_back({p.line, p.step, std::isfinite(p.value) ? json(p.value) : json(nullptr)});
+  j["loss_curve"] = {v.loss_curve.key, v.loss_curve.total, pts};
   // "replace": a log line that is not UTF-8 must not make the hand-over fail.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -67,6 +74,12 @@ std::optional<Verdict> verdict_from_wire(const std::string& text) {
     v.facts = j.at("facts").get<std::vector<std::pair<std::string, std::string>>>();
     v.broader = j.at("broader").get<std::vector<std::string>>();
     v.tail = cites_from(j.at("tail"));
+    const auto& lc = j.at("loss_curve");
+    v.loss_curve.key = lc.at(0).get<std::string>();
+    v.loss_curve.total = lc.at(1).get<std::uint64_t>();
+    for (const auto& p : lc.at(2))
+      v.loss_curve.points.push_back({p.at(0).get<std::uint64_t>(), p.at(1).get<std::uint64_t>(),
+                                     p.at(2).is_null() ? std::nan("") : p.at(2).get<double>()});
     return v;
   } catch (const json::exception&) {
     return std::nullopt;

@@ -20,7 +20,7 @@ const char* const kKeys[] = {
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
-    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window"};
+    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -223,6 +223,8 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     set_bool(s_.kernel_events);
   } else if (key == "accounting") {
     set_bool(s_.accounting);
+  } else if (key == "html") {
+    set_bool(s_.html);
   } else if (key == "hang_after") {
     const auto d = parse_duration(value);
     if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");

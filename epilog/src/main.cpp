@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
     mi.to = settings.to;
     mi.budget = settings.attach_budget;
     mi.tail_lines = settings.tail_lines;
+    mi.html = settings.html;
     // Stored first without attachments, then completed with them if that goes well.
     mi.attach_give_up = std::chrono::steady_clock::now() + std::chrono::seconds(max_wait) / 2;
     report::MessageInputs quick = mi;

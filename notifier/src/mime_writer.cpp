@@ -95,6 +95,8 @@ std::string clean_filename(std::string_view name) {
   return n.empty() ? std::string("attachment") : n;
 }
 
+bool ascii_name(std::string_view name) { return plain_ascii(clean_filename(name)); }
+
 std::string clean_content_type(std::string_view t) {
   const std::string s = one_line(t, 200);
   const bool ok = s.find('/') != std::string::npos &&
@@ -104,12 +106,53 @@ std::string clean_content_type(std::string_view t) {
   return ok ? s : std::string("application/octet-stream");
 }
 
-void write_text_part(std::ostream& out, const std::string& boundary, std::string_view text) {
+void write_text_part(std::ostream& out, const std::string& boundary, std::string_view text,
+                     std::string_view subtype = "plain") {
   out << "--" << boundary << "\r\n"
-      << "Content-Type: text/plain; charset=utf-8\r\n"
+      << "Content-Type: text/" << subtype << "; charset=utf-8\r\n"
       << "Content-Transfer-Encoding: quoted-printable\r\n"
       << "\r\n"
       << quoted_printable_encode(clean_body(text)) << "\r\n";
+}
+
+bool clean_cid(std::string_view cid) {
+  return !cid.empty() && cid.size() <= 200 && std::all_of(cid.begin(), cid.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(".@_-", c) != nullptr;
+  });
+}
+
+void write_inline_part(std::ostream& out, const std::string& boundary, const InlinePart& p) {
+  const std::string name = clean_filename(p.name);
+  out << "--" << boundary << "\r\n"
+      << "Content-Type: " << clean_content_type(p.content_type) << "; name=\"" << name << "\"\r\n"
+      << "Content-Transfer-Encoding: base64\r\n"
+      << "Content-ID: <" << p.cid << ">\r\n"
+      << "Content-Disposition: inline; filename=\"" << name << "\"\r\n"
+      << "\r\n";
+  std::string encoded;
+  base64_append_lines(p.data, encoded);
+  out << encoded;
+}
+
+// The text and its HTML rendering as alternatives; the HTML's pictures beside it.
+void write_alternative(std::ostream& out, const std::string& outer, const Message& msg) {
+  const std::string alt = make_boundary(), rel = make_boundary();
+  out << "--" << outer << "\r\n"
+      << "Content-Type: multipart/alternative; boundary=\"" << alt << "\"\r\n\r\n";
+  write_text_part(out, alt, msg.body_text);
+  std::vector<const InlinePart*> parts;
+  for (const InlinePart& p : msg.inline_parts)
+    if (clean_cid(p.cid) && ascii_name(p.name)) parts.push_back(&p);
+  if (parts.empty()) {
+    write_text_part(out, alt, msg.body_html, "html");
+  } else {
+    out << "--" << alt << "\r\n"
+        << "Content-Type: multipart/related; type=\"text/html\"; boundary=\"" << rel << "\"\r\n\r\n";
+    write_text_part(out, rel, msg.body_html, "html");
+    for (const InlinePart* p : parts) write_inline_part(out, rel, *p);
+    out << "--" << rel << "--\r\n";
+  }
+  out << "--" << alt << "--\r\n";
 }
 
 // Writes one attachment part; returns a note for the reader when the file
@@ -184,7 +227,8 @@ void write_mime(const Message& msg, std::ostream& out) {
   out << "Content-Type: multipart/mixed; boundary=\"" << boundary << "\"\r\n"
       << "\r\n"
       << "This is a multi-part message in MIME format.\r\n";
-  write_text_part(out, boundary, msg.body_text);
+  if (msg.body_html.empty()) write_text_part(out, boundary, msg.body_text);
+  else write_alternative(out, boundary, msg);
   for (const PlannedFile& f : msg.attachments.attached) {
     if (!out) break;
     const std::string note = write_attachment(out, boundary, f);

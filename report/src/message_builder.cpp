@@ -10,46 +10,14 @@
 #include "gpualert/common/text.hpp"
 #include "gpualert/common/wait_status.hpp"
 #include "gpualert/notifier/attachment_budget.hpp"
+#include "gpualert/report/loss_chart.hpp"
+#include "message_html.hpp"
+#include "message_words.hpp"
 
 namespace gpualert::report {
 namespace {
 
-// "exit 3", "SIGKILL", "could not start".
-std::string status_only(const RunFacts& f) {
-  if (f.exec_failed) return "could not start";
-  if (f.wait_status) return WIFSIGNALED(*f.wait_status) ? signal_name(WTERMSIG(*f.wait_status)) : describe_status(*f.wait_status);
-  return "status unknown";
-}
-
-std::string status_detail(const RunFacts& f) {
-  std::string s = status_only(f);
-  if (f.duration.count() > 0 || f.wait_status) s += ", " + human_duration(f.duration);
-  return s;
-}
-
-std::string who_acts(const std::string& attribution) {
-  if (attribution == "job") return "the job (code, configuration or data)";
-  if (attribution == "infra") return "the cluster (hardware, node, network or filesystem): tell the admins";
-  if (attribution == "scheduler") return "the scheduler or an operator";
-  if (attribution == "none") return "nobody: the run looks healthy";
-  return "undecided: see what the data cannot decide";
-}
-
-std::string confidence_text(double c) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.2f", c);
-  return buf;
-}
-
-std::string command_line(const std::vector<std::string>& cmd) {
-  std::string s;
-  for (const auto& a : cmd) {
-    if (!s.empty()) s += ' ';
-    const bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
-    s += plain ? a : "'" + a + "'";
-  }
-  return one_line(s, 400);
-}
+using namespace words;
 
 void bullet_list(std::ostringstream& o, const std::vector<std::string>& items) {
   for (const auto& i : items) o << "  - " << printable_utf8(i) << "\n";
@@ -73,7 +41,7 @@ std::string subject(const classify::Verdict& v, const RunFacts& f) {
 }
 
 std::string body(const classify::Verdict& v, const RunFacts& f, const notify::AttachmentPlan& plan,
-                 const std::vector<TailLine>& tail) {
+                 const std::vector<TailLine>& tail, const std::string& sparkline) {
   std::ostringstream o;
   o << status_word(v, f) << ": " << v.cls << "  (family " << v.family << ", confidence "
     << confidence_text(v.confidence) << ")\n";
@@ -85,6 +53,7 @@ std::string body(const classify::Verdict& v, const RunFacts& f, const notify::At
     o << "  Cited lines of the log:\n";
     for (const auto& c : v.evidence) o << "    line " << c.line << ": " << printable_utf8(c.text) << "\n";
   }
+  if (!sparkline.empty()) o << "  " << sparkline << "\n";
   o << "\nWhat it implies\n";
   bullet_list(o, v.implies);
   o << "\nWhat it cannot decide\n";
@@ -104,8 +73,7 @@ std::string body(const classify::Verdict& v, const RunFacts& f, const notify::At
   o << "  host:     " << f.host << "   user: " << f.user << "\n";
   o << "  started:  " << iso8601_utc(f.started) << "   ended: " << iso8601_utc(f.ended) << "   ("
     << human_duration(f.duration) << ")\n";
-  o << "  status:   " << (f.exec_failed ? "could not be started" : f.wait_status ? describe_status(*f.wait_status) : "unknown")
-    << "\n";
+  o << "  status:   " << exit_status_text(f) << "\n";
   for (const auto& [k, val] : f.extra) o << "  " << k << ": " << printable_utf8(val) << "\n";
   if (!f.log.empty()) o << "  log:      " << f.log.string() << " (" << human_size(f.log_bytes) << ")\n";
   if (!f.run_dir.empty()) o << "  run dir:  " << f.run_dir.string() << "\n";
@@ -153,7 +121,21 @@ notify::Message build_message(const classify::Verdict& v, const RunFacts& f, con
     m.attachments = notify::plan_attachments(files, in.budget, in.attach_give_up);
   }
   m.attachments.omitted.insert(m.attachments.omitted.end(), in.refused.begin(), in.refused.end());
-  m.body_text = body(v, f, m.attachments, log_tail(f.log, in.tail_lines, v.lines_read));
+  const auto tail = log_tail(f.log, in.tail_lines, v.lines_read);
+  const auto series = loss_series(v);
+  const std::string spark = series ? sparkline(*series) : "";
+  m.body_text = body(v, f, m.attachments, tail, spark);
+  if (in.html) {
+    HtmlChart hc{nullptr, "", spark};
+    std::optional<Chart> chart;
+    if (series) chart = draw_loss_chart(*series);
+    if (chart) {
+      hc.chart = &*chart;
+      hc.cid = "loss-curve@gpualert";
+      m.inline_parts.push_back({hc.cid, "image/png", "loss-curve.png", chart->png});
+    }
+    m.body_html = html_body(v, f, m.attachments, tail, hc);
+  }
   m.extra_headers = {{"X-Gpualert-Class", v.cls},
                      {"X-Gpualert-Attribution", v.attribution},
                      {"X-Gpualert-Status", status_word(v, f)}};

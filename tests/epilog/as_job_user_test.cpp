@@ -1,6 +1,8 @@
 #include "as_job_user.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -56,4 +58,22 @@ TEST(VerdictWire, RejectsWhatIsNotAVerdict) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->cls, "healthy");
   EXPECT_EQ(back->tail[0].text, "done");
+}
+
+TEST(VerdictWire, TheLossCurveCrossesWithItsNonFiniteValues) {
+  Verdict v;
+  v.cls = "nan_loss";
+  v.loss_curve.key = "loss";
+  v.loss_curve.total = 9000;
+  v.loss_curve.points = {{10, 100, 2.5}, {20, 200, 0.75}, {30, 300, std::nan("")}, {31, 0, INFINITY}};
+  const auto back = gpualert::classify::verdict_from_wire(gpualert::classify::verdict_to_wire(v));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->loss_curve.key, "loss");
+  EXPECT_EQ(back->loss_curve.total, 9000u);
+  ASSERT_EQ(back->loss_curve.points.size(), 4u);
+  EXPECT_EQ(back->loss_curve.points[1].line, 20u);
+  EXPECT_EQ(back->loss_curve.points[1].step, 200u);
+  EXPECT_DOUBLE_EQ(back->loss_curve.points[1].value, 0.75);
+  EXPECT_FALSE(std::isfinite(back->loss_curve.points[2].value));
+  EXPECT_FALSE(std::isfinite(back->loss_curve.points[3].value));
 }

@@ -105,6 +105,8 @@ def message_parts(msg):
         if part.is_multipart():
             continue
         fn = part.get_filename()
+        if fn and part.get_content_disposition() == "inline":
+            continue  # the HTML's picture (the loss curve), not a file of the run
         if fn:
             attachments[fn] = part.get_payload(decode=True)
         elif part.get_content_type() == "text/plain" and body is None:

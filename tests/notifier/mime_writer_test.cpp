@@ -198,6 +198,39 @@ TEST_F(MimeTest, NoAttachmentsStillValidMultipart) {
   EXPECT_EQ(r["parts"][0]["text"], "");
 }
 
+TEST_F(MimeTest, HtmlGoesAsAnAlternativeWithItsPictureBesideIt) {
+  write_bytes(dir / "output.log", "log\n");
+  Message m = make_message({{dir / "output.log", "output.log"}});
+  m.body_html = "<p>Job 4711 \xE2\x80\x94 <img src=\"cid:chart@gpualert\"></p>\n" + std::string(1500, 'h') + "\n";
+  const std::string png = testing::random_bytes(3000);
+  m.inline_parts = {{"chart@gpualert", "image/png", "chart.png", png},
+                    // Not a Content-ID a header may carry, nor a name: both left out, the message stays whole.
+                    {"x>\r\nBcc: evil@x", "image/png", "evil.png", "x"},
+                    {"ok@gpualert", "image/png", "n\xC3\xA4me.png", "x"}};
+  const std::string eml = render(m);
+  expect_crlf_only(eml);
+  EXPECT_EQ(eml.find("Bcc: evil"), std::string::npos);
+  write_bytes(dir / "msg.eml", eml);
+  const json r = testing::parse_mime(dir / "msg.eml", dir / "parts");
+  EXPECT_TRUE(r["defects"].empty()) << r["defects"].dump();
+  const auto& parts = r["parts"];
+  ASSERT_EQ(parts.size(), 4u) << r.dump(1);
+  EXPECT_EQ(parts[0]["content_type"], "text/plain");
+  EXPECT_EQ(parts[0]["text"], m.body_text);
+  EXPECT_EQ(parts[1]["content_type"], "text/html");
+  EXPECT_EQ(parts[1]["charset"], "utf-8");
+  std::string html = read_bytes(parts[1]["path"].get<std::string>());  // CRLF on the wire
+  for (std::size_t at; (at = html.find("\r\n")) != std::string::npos;) html.erase(at, 1);
+  EXPECT_EQ(html, m.body_html);
+  EXPECT_EQ(parts[2]["content_type"], "image/png");
+  EXPECT_EQ(parts[2]["disposition"], "inline");
+  EXPECT_EQ(read_bytes(parts[2]["path"].get<std::string>()), png);
+  EXPECT_EQ(parts[3]["filename"], "output.log");
+  EXPECT_NE(eml.find("Content-Type: multipart/alternative;"), std::string::npos);
+  EXPECT_NE(eml.find("Content-Type: multipart/related; type=\"text/html\";"), std::string::npos);
+  EXPECT_NE(eml.find("Content-ID: <chart@gpualert>\r\n"), std::string::npos);
+}
+
 // Counts bytes without keeping them.
 class CountingBuf : public std::streambuf {
  public:

@@ -26,6 +26,19 @@ struct Finding {
   std::vector<Citation> evidence;
 };
 
+// The training loss over the whole run, thinned to a few hundred evenly spaced values
+// (for a picture of how the run went; the decision itself uses its own windows).
+struct CurvePoint {
+  std::uint64_t line = 0;  // the log line that printed it
+  std::uint64_t step = 0;  // the step counter printed with it, 0 when none was
+  double value = 0;        // NaN or inf when the printed loss was not finite
+};
+struct LossCurve {
+  std::string key;  // the metric's name as normalised ("loss", "lm_loss")
+  std::vector<CurvePoint> points;
+  std::uint64_t total = 0;  // values printed in all (points holds a sample of them)
+};
+
 struct Verdict {
   std::string cls;          // taxonomy id, e.g. "cuda_oom"
   std::string family;       // e.g. "gpu"
@@ -52,6 +65,7 @@ struct Verdict {
   // The last lines of the log (at most ~50), for context in a report.
   std::vector<Citation> tail;
   std::uint64_t long_lines = 0;  // lines longer than the per-line cap (only their head was read)
+  LossCurve loss_curve;          // empty points: no training loss was printed
 };
 
 // One record of the node's kernel / driver log (see gpualert_events), e.g.

@@ -68,6 +68,8 @@ struct Settings {
 
   // The message.
   std::uint64_t attach_budget = 20ull << 20;  // encoded bytes for all attachments
+  // An HTML rendering beside the plain text (multipart/alternative), with the loss curve.
+  bool html = true;
   int tail_lines = 40;                        // log lines shown inline in the body
   std::vector<std::string> artifacts;         // globs relative to the working directory
 };

@@ -49,10 +49,22 @@ struct AttachmentPlan {
   std::vector<OmittedFile> omitted;
 };
 
+// A part the HTML body shows in place (an image), named by its Content-ID.
+struct InlinePart {
+  std::string cid;           // referenced as "cid:<cid>" in body_html; [A-Za-z0-9.@_-] only
+  std::string content_type;  // e.g. "image/png"
+  std::string name;          // file name, for clients that list it
+  std::string data;          // the bytes (small: a chart, not a log)
+};
+
 struct Message {
   Envelope envelope;
   std::string subject;    // untrusted text allowed: it is sanitised and RFC 2047-encoded
   std::string body_text;  // UTF-8; sent quoted-printable
+  // When not empty, an HTML rendering of the same message: the text and the HTML go as
+  // multipart/alternative, with INLINE_PARTS beside the HTML in a multipart/related.
+  std::string body_html;
+  std::vector<InlinePart> inline_parts;
   AttachmentPlan attachments;
   std::vector<std::pair<std::string, std::string>> extra_headers;  // e.g. {"X-Gpualert-Class", "cuda_oom"}
   // Facts kept in the outbox's record only (never sent): what a digest lists of this

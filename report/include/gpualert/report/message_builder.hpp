@@ -26,8 +26,9 @@ std::string status_word(const classify::Verdict& v, const RunFacts& f);
 // e.g. "[gpualert] FAILED cuda_oom: train.py on gpu041 (exit 1, 2h13m)".
 std::string subject(const classify::Verdict& v, const RunFacts& f);
 
+// SPARKLINE: the loss curve on one line (loss_series.hpp), empty when none was printed.
 std::string body(const classify::Verdict& v, const RunFacts& f, const notify::AttachmentPlan& plan,
-                 const std::vector<TailLine>& tail);
+                 const std::vector<TailLine>& tail, const std::string& sparkline = "");
 
 struct MessageInputs {
   std::string from;
@@ -40,6 +41,7 @@ struct MessageInputs {
   std::chrono::steady_clock::time_point attach_give_up = std::chrono::steady_clock::time_point::max();
   // The quick first version, stored before anything optional: no attachments.
   bool without_attachments = false;
+  bool html = true;  // add the HTML alternative (and the loss chart)
 };
 
 notify::Message build_message(const classify::Verdict& v, const RunFacts& f, const MessageInputs& in);
