@@ -26,7 +26,7 @@ int sender_command(const SenderOptions& o) {
   config::Loader loader = load_settings(o.config_file, o.flags);
   for (const auto& p : loader.problems()) std::cerr << "gpualert: config: " << p.text() << "\n";
   const config::Settings& s = loader.settings();
-  if (report::delivery_url(s).empty()) {
+  if (report::delivery_url(s).empty() && !std::filesystem::exists(s.channels_file)) {
     std::cerr << "gpualert sender: no relay configured (set smtp_url, GPUALERT_SMTP_URL or --smtp, or transport = sendmail)\n";
     return 2;
   }

@@ -16,7 +16,9 @@
 #include "gpualert/classifier/verdict_format.hpp"
 #include "gpualert/common/durable_file.hpp"
 #include "gpualert/common/wait_status.hpp"
+#include "gpualert/config/destinations.hpp"
 #include "gpualert/config/loader.hpp"
+#include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
@@ -98,7 +100,7 @@ int post_run(const PostRunInput& in) {
     facts.problems.insert(facts.problems.end(), arts.problems.begin(), arts.problems.end());
     report::MessageInputs mi;
     mi.from = in.settings.from;
-    mi.to = in.settings.to;
+    mi.to = config::mail_addresses(in.settings.to);
     mi.budget = in.settings.attach_budget;
     mi.tail_lines = in.settings.tail_lines;
     mi.html = in.settings.html;
@@ -126,12 +128,14 @@ int post_run(const PostRunInput& in) {
       }
       return m;
     };
+    const notify::Message first = build(small ? mi : quick);
+    const auto posts = report::build_posts(v, facts, config::channels(in.settings.to), first);
     const report::Delivery d =
-        small ? report::deliver(build(mi), in.settings, nullptr)
-              : report::deliver(build(quick), in.settings, [&]() -> std::optional<notify::Message> {
+        small ? report::deliver(first, in.settings, nullptr, posts)
+              : report::deliver(first, in.settings, [&]() -> std::optional<notify::Message> {
                   if (std::chrono::steady_clock::now() >= attach_by) return std::nullopt;
                   return build(mi);
-                });
+                }, posts);
     if (!in.quiet) std::cerr << report::summary(v, facts, d.describe(in.settings)) << std::flush;
     return d.stored ? 0 : 1;
   } catch (const std::exception& e) {

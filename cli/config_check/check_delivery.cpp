@@ -5,6 +5,8 @@
 #include "checks.hpp"
 #include "gpualert/common/run_program.hpp"
 #include "gpualert/config/addresses.hpp"
+#include "gpualert/config/destinations.hpp"
+#include "gpualert/notifier/channel_book.hpp"
 #include "gpualert/notifier/send_process.hpp"
 #include "gpualert/report/delivery.hpp"
 
@@ -63,10 +65,33 @@ void probe(Report& r, const config::Settings& s, const char* area) {
     r.info(area, "the relay connection is not encrypted (fine for a relay on this host or a trusted network)");
 }
 
+// The channels file, and every channel `to` names defined in it (never showing a URL).
+void check_channels(Report& r, const config::Settings& s, const char* area) {
+  const auto named = config::channels(s.to);
+  std::error_code ec;
+  const std::string file = s.channels_file.string();
+  if (named.empty() && !std::filesystem::exists(s.channels_file, ec)) return;
+  std::string why;
+  const auto book = notify::read_channel_book(s.channels_file, why);
+  if (!book) {
+    if (named.empty()) r.info(area, "channels file not usable by this user: " + why, file);
+    else r.fail(area, "channels file: " + why, file);
+    return;
+  }
+  for (const auto& p : book->problems) r.fail(area, "channels file " + p, file);
+  for (const auto& c : named)
+    if (!book->urls.count(c)) r.fail(area, "to names " + c + ", which the channels file does not define", file);
+  std::string names;
+  for (const auto& [name, url] : book->urls) names += (names.empty() ? "" : ", ") + name;
+  r.ok(area, std::to_string(book->urls.size()) + " channel(s) defined" + (names.empty() ? "" : ": " + names) +
+                 " (their URLs are not shown; nothing was posted)", file);
+}
+
 }  // namespace
 
 void check_delivery(Report& r, const config::Settings& s, bool probe_relay, const char* area) {
   check_addresses(r, s, area);
+  check_channels(r, s, area);
   if (s.transport == "sendmail") {
     if (::access(s.sendmail_path.c_str(), X_OK) == 0)
       r.ok(area, "transport sendmail: " + s.sendmail_path.string() + " is there (the node's MTA queues and retries)");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "gpualert/config/addresses.hpp"
+#include "gpualert/config/destinations.hpp"
 #include "gpualert/config/defaults.hpp"
 
 namespace gpualert::config {
@@ -20,7 +21,7 @@ const char* const kKeys[] = {
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
-    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html"};
+    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html", "channels_file"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -144,7 +145,7 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
   } else if (key == "to") {
     std::vector<std::string> list;
     std::string why;
-    if (!parse_address_list(value, list, why)) return bad(why);
+    if (!parse_destination_list(value, list, why)) return bad(why);
     s_.to = list;
   } else if (key == "send_timeout") {
     const auto d = parse_duration(value);
@@ -225,6 +226,8 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     set_bool(s_.accounting);
   } else if (key == "html") {
     set_bool(s_.html);
+  } else if (key == "channels_file") {
+    s_.channels_file = expand_home(value);
   } else if (key == "hang_after") {
     const auto d = parse_duration(value);
     if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");

@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include "gpualert/config/destinations.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -14,7 +16,9 @@ std::string lower(std::string s) {
 }
 
 bool allowed(const std::string& addr, const RecipientPolicy& policy, const std::string& own_user) {
-  const bool bare = addr.find('@') == std::string::npos;
+  // A channel ("slack:team-ml") is the site's own, defined in its channels file; allow_to's
+  // patterns ("slack:*") restrict channels as they restrict addresses.
+  const bool bare = addr.find('@') == std::string::npos && !is_channel(addr);
   if (bare && addr != own_user) return false;  // root, or another user's local mailbox
   if (policy.allow.empty()) return true;
   const std::string a = lower(addr);

@@ -19,9 +19,11 @@
 #include "gpualert/classifier/verdict_format.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/config/addresses.hpp"
+#include "gpualert/config/destinations.hpp"
 #include "gpualert/config/defaults.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/config/recipient_policy.hpp"
+#include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/infra_alert.hpp"
 #include "gpualert/report/message_builder.hpp"
@@ -234,7 +236,7 @@ int main(int argc, char** argv) {
     for (const auto& p : logs.problems) note(p);
 
     std::vector<std::string> recipients;
-    if (!to.empty()) config::parse_address_list(to, recipients, why);
+    if (!to.empty()) config::parse_destination_list(to, recipients, why);
     // srun --gpualert=... inside the script: the steps that asked name theirs (the
     // plugin held them to the site's recipient rule when the step started).
     for (const auto& step : logs.steps) add_unique(recipients, step.to);
@@ -369,7 +371,7 @@ int main(int argc, char** argv) {
 
     report::MessageInputs mi;
     mi.from = settings.from;
-    mi.to = settings.to;
+    mi.to = config::mail_addresses(settings.to);
     mi.budget = settings.attach_budget;
     mi.tail_lines = settings.tail_lines;
     mi.html = settings.html;
@@ -390,10 +392,12 @@ int main(int argc, char** argv) {
       }
       return m;
     };
-    const report::Delivery d = report::deliver(with_job(report::build_message(v, jf.facts, quick)), settings,
+    const notify::Message first = with_job(report::build_message(v, jf.facts, quick));
+    const report::Delivery d = report::deliver(first, settings,
                                                [&]() -> std::optional<notify::Message> {
                                                  return with_job(report::build_message(v, jf.facts, mi));
-                                               });
+                                               },
+                                               report::build_posts(v, jf.facts, config::channels(settings.to), first));
     note("verdict " + v.cls + "; mail: " + d.describe(settings));
     // Into the job's accounting record too: the fleet's view (sacct, gpualert report).
     if (settings.accounting) note(record_in_accounting(report_job, v, env->node, status.gpus));

@@ -39,14 +39,15 @@ void print_summary(const FlushReport& r) {
 int main(int argc, char** argv) {
   CLI::App app{"gpualert-send: deliver messages waiting in gpualert outboxes"};
   std::vector<std::string> outboxes;
-  std::string url, tls = "auto", user, password_file, ca_file, id, admin_from;
+  std::string url, tls = "auto", user, password_file, ca_file, id, admin_from, channels_file;
   std::vector<std::string> admins;
   long timeout_ms = 15000, interval_s = 30, retry_base_s = 60, retry_max_s = 3600, expire_s = 72 * 3600;
   int rate_global = 0, rate_rcpt = 0;
   long digest_quiet_s = 60, digest_window_s = 600, infra_gather_s = 120, infra_window_s = 6 * 3600;
   bool all = false, once = false, serve = false, no_verify = false;
   app.add_option("--outbox", outboxes, "outbox (spool) directory; repeatable with --once/--serve");
-  app.add_option("--smtp", url, "relay URL (smtp:// or smtps://)")->required();
+  app.add_option("--smtp", url, "relay URL (smtp:// or smtps://); empty: none (channels' posts only)")->required();
+  app.add_option("--channels", channels_file, "the channels file: each chat / webhook channel's URL");
   app.add_option("--tls", tls, "auto | required | off")->check(CLI::IsMember({"auto", "required", "off"}));
   app.add_option("--user", user, "AUTH user");
   app.add_option("--password-file", password_file, "file holding the AUTH password");
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
   cfg.verify_peer = !no_verify;
   cfg.timeout = std::chrono::milliseconds(timeout_ms);
   cfg.admin_to = admins;
+  cfg.channels_file = channels_file;
   if (probe) {
     const RelayProbe p = probe_relay(cfg);
     nlohmann::json j = {{"ok", p.ok},         {"code", p.code}, {"error", p.error},
@@ -132,7 +134,9 @@ int main(int argc, char** argv) {
         }
         if (r.busy == 1) std::cout << "error 0 being sent by another process\n";
         else if (r.limited == 1) std::cout << "error 0 over the send rate: left for the sender\n";
-        else if (r.failed == 1) std::cout << "error " << r.last_failure.smtp_code << " " << r.last_failure.error << "\n";
+        else if (r.failed == 1)
+          std::cout << "error " << (r.last_failure.http ? "http:" : "") << r.last_failure.smtp_code << " "
+                    << r.last_failure.error << "\n";
         else std::cout << "error 0 no pending message " << id << "\n";
         return 1;
       }

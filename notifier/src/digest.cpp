@@ -50,7 +50,8 @@ const StoredMessage& worst(const std::vector<StoredMessage>& ms, const std::map<
 
 std::optional<std::string> fold_key(const Outbox& box, const StoredMessage& m, const DigestPolicy& p,
                                     std::chrono::system_clock::time_point now) {
-  if (!p.enabled || !is_failure(m)) return std::nullopt;
+  // A digest is a mail: a channel's post goes on its own (its mail, if any, joins the digest).
+  if (!p.enabled || !is_failure(m) || !m.channel.empty()) return std::nullopt;
   if (!box.sender_seen(p.sender_recent)) return std::nullopt;  // nobody would send the digest
   const std::string rcpt = first_recipient(m);
   const std::string array = get(m, "array");

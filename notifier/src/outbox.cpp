@@ -78,7 +78,8 @@ void write_eml(const fs::path& eml, const Message& msg) {
   try {
     FdStreambuf sb(fd.get());
     std::ostream os(&sb);
-    write_mime(msg, os);
+    if (msg.channel.empty()) write_mime(msg, os);
+    else os << msg.payload;
     os.flush();
     if (!os) err = sb.error() != 0 ? sb.error() : EIO;
   } catch (...) {
@@ -139,6 +140,7 @@ void fill_from_meta(StoredMessage& m, const json& j) {
   m.created = from_unix(field<long long>(j, "created_unix", 0));
   m.next_attempt = from_unix(field<long long>(j, "next_attempt_unix", 0));
   m.digest_key = field<std::string>(j, "digest_key", "");
+  m.channel = field<std::string>(j, "channel", "");
   m.record.clear();
   if (j.is_object() && j.contains("record") && j["record"].is_object())
     for (const auto& [k, v] : j["record"].items())
@@ -173,6 +175,7 @@ StoredMessage Outbox::store(const Message& msg, const std::string& held_for) {
   m.eml = dir_ / "pending" / (m.id + ".eml");
   m.meta = dir_ / "pending" / (m.id + ".json");
   m.envelope = msg.envelope;
+  m.channel = msg.channel;
   for (const auto& [name, value] : msg.extra_headers) {
     if (name == "X-Gpualert-Job") m.job = one_line(value, 100);
     else if (name == "X-Gpualert-User") m.user = one_line(value, 100);
@@ -207,7 +210,8 @@ StoredMessage Outbox::store(const Message& msg, const std::string& held_for) {
                   {"subject", one_line(msg.subject, 400)},
                   {"created", iso8601_utc(std::chrono::system_clock::now())},
                   {"attempts", 0},
-                  {"last_error", ""}};
+                  {"last_error", ""},
+                  {"channel", msg.channel}};
   json held = j;
   if (!held_for.empty()) {
     held["digest_key"] = held_for;

@@ -77,7 +77,10 @@ class Pass {
       ++report.not_due;
       return;
     }
-    if (relay_down) {
+    // A dead relay says nothing of a channel's web server, and a channel's failure nothing of the relay.
+    const bool post = !m.channel.empty();
+    const std::string via = post ? m.channel : cfg_.url;
+    if (relay_down && !post) {
       ++report.deferred;
       return;
     }
@@ -89,7 +92,7 @@ class Pass {
     const SendResult r = send_message(cfg_, m);
     if (r.ok) {
       ++report.sent;
-      log_delivery(m, {"sent", cfg_.url, "", 250});
+      log_delivery(m, {"sent", via, "", post ? 200 : 250});
       try {
         box_.mark_sent(m);
       } catch (const std::exception& e) {
@@ -105,12 +108,12 @@ class Pass {
       give_up(m, "refused by the relay: " + r.error, r.smtp_code, "failed", notices);
       return;
     }
-    relay_down = r.relay_unusable;
+    relay_down = relay_down || (r.relay_unusable && !post);
     try {
       const auto next =
           next_attempt(opt_.policy, m.attempts + 1, now, std::hash<std::string>{}(m.id));
       box_.defer(m, r.error, r.smtp_code, next);
-      log_delivery(m, {"deferred", cfg_.url, r.error, r.smtp_code});
+      log_delivery(m, {"deferred", via, r.error, r.smtp_code});
     } catch (const std::exception& e) {
       report.errors.push_back(m.id + ": cannot record the failure: " + e.what());
     }
@@ -125,7 +128,7 @@ class Pass {
       return;
     }
     ++report.gave_up;
-    log_delivery(m, {outcome, cfg_.url, why, code});
+    log_delivery(m, {outcome, m.channel.empty() ? cfg_.url : m.channel, why, code});
     if (m.notice || opt_.admin_to.empty()) return;  // a notice's own failure makes no other
     try {
       const StoredMessage n = box_.store(admin_notice(m, why, opt_.admin_to, opt_.admin_from));

@@ -13,11 +13,11 @@
 
 namespace gpualert::notify {
 
-PasswordResult read_password_file(const std::filesystem::path& path) {
+PasswordResult read_private_file(const std::filesystem::path& path, const std::string& what, std::size_t max_bytes) {
   PasswordResult r;
-  const std::string where = "password file " + path.string();
+  const std::string where = what + " " + path.string();
   if (path.empty()) {
-    r.error = "no password file configured";
+    r.error = "no " + what + " configured";
     return r;
   }
   // O_NOFOLLOW + fstat: the checks apply to the very file that is read.
@@ -41,29 +41,32 @@ PasswordResult read_password_file(const std::filesystem::path& path) {
     r.error = where + " is accessible by group or others (mode " + mode + "); run: chmod 600 " + path.string();
     return r;
   }
-  char buf[4096];
-  const long n = read_full(fd.get(), buf, sizeof buf);
+  std::string buf(max_bytes + 1, '\0');
+  const long n = read_full(fd.get(), buf.data(), buf.size());
   if (n < 0) {
     r.error = "cannot read " + where + ": " + std::strerror(errno);
-    return r;
+  } else if (static_cast<std::size_t>(n) > max_bytes) {
+    r.error = where + " is larger than " + std::to_string(max_bytes) + " bytes";
+  } else {
+    r.password.assign(buf.data(), static_cast<std::size_t>(n));
+    r.ok = true;
   }
-  if (static_cast<std::size_t>(n) == sizeof buf) {
-    r.error = where + " is too large to hold a password";
-    ::explicit_bzero(buf, sizeof buf);
-    return r;
+  ::explicit_bzero(buf.data(), buf.size());
+  return r;
+}
+
+PasswordResult read_password_file(const std::filesystem::path& path) {
+  PasswordResult r = read_private_file(path, "password file", 4095);
+  if (!r.ok) return r;
+  std::string& pw = r.password;
+  if (!pw.empty() && pw.back() == '\n') {
+    pw.pop_back();
+    if (!pw.empty() && pw.back() == '\r') pw.pop_back();
   }
-  std::size_t len = static_cast<std::size_t>(n);
-  if (len > 0 && buf[len - 1] == '\n') {
-    --len;
-    if (len > 0 && buf[len - 1] == '\r') --len;
+  if (pw.empty()) {
+    r.ok = false;
+    r.error = "password file " + path.string() + " is empty";
   }
-  r.password.assign(buf, len);
-  ::explicit_bzero(buf, sizeof buf);
-  if (r.password.empty()) {
-    r.error = where + " is empty";
-    return r;
-  }
-  r.ok = true;
   return r;
 }
 

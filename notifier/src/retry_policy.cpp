@@ -5,6 +5,8 @@
 namespace gpualert::notify {
 
 bool permanent_failure(const SendResult& r) {
+  if (r.http)  // the request was refused as such; a timeout (408) or a rate limit (429) passes
+    return !r.ok && r.smtp_code >= 400 && r.smtp_code <= 499 && r.smtp_code != 408 && r.smtp_code != 429;
   return !r.ok && !r.relay_unusable && r.smtp_code >= 500 && r.smtp_code <= 599;
 }
 

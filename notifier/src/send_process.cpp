@@ -34,6 +34,7 @@ std::vector<std::string> relay_arguments(const SmtpConfig& cfg) {
   if (!cfg.password_file.empty()) a.insert(a.end(), {"--password-file", cfg.password_file.string()});
   if (!cfg.ca_file.empty()) a.insert(a.end(), {"--ca-file", cfg.ca_file.string()});
   if (!cfg.verify_peer) a.push_back("--no-verify-peer");
+  if (!cfg.channels_file.empty()) a.insert(a.end(), {"--channels", cfg.channels_file.string()});
   return a;
 }
 
@@ -74,10 +75,17 @@ SendResult send_stored(const SmtpConfig& cfg, const Outbox& box, const StoredMes
     return r;
   }
   if (word == "error") {
-    in >> r.smtp_code;
+    std::string code;
+    in >> code;
+    r.http = code.rfind("http:", 0) == 0;  // a channel's HTTP status, not an SMTP reply
+    try {
+      r.smtp_code = std::stol(r.http ? code.substr(5) : code);
+    } catch (const std::exception&) {
+      r.smtp_code = 0;
+    }
     std::getline(in, r.error);
     if (!r.error.empty() && r.error[0] == ' ') r.error.erase(0, 1);
-    r.relay_unusable = r.smtp_code == 0;
+    r.relay_unusable = r.smtp_code == 0 && !r.http;
     return r;
   }
   r.error = "gpualert-send failed (" + std::to_string(WIFEXITED(out->wait_status) ? WEXITSTATUS(out->wait_status) : -1) +

@@ -17,6 +17,7 @@
 #include "gpualert/notifier/password_file.hpp"
 #include "relay_handle.hpp"
 #include "sendmail_sender.hpp"
+#include "webhook_sender.hpp"
 #include "socket_watchdog.hpp"
 #include "gpualert/common/unique_fd.hpp"
 
@@ -147,6 +148,7 @@ SendResult send_impl(const SmtpConfig& cfg, const StoredMessage& m) {
 }  // namespace
 
 SendResult send_message(const SmtpConfig& cfg, const StoredMessage& m) {
+  if (!m.channel.empty()) return post_to_channel(cfg, m);
   // "sendmail:PROGRAM": the node's MTA takes it instead of a relay.
   if (cfg.url.rfind("sendmail:", 0) == 0) {
     const std::string program = cfg.url.substr(9);

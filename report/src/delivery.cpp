@@ -1,6 +1,7 @@
 #include "gpualert/report/delivery.hpp"
 
 #include "gpualert/common/fallback_dir.hpp"
+#include "gpualert/config/destinations.hpp"
 #include "gpualert/notifier/delivery_log.hpp"
 #include "gpualert/notifier/digest.hpp"
 #include "gpualert/notifier/outbox.hpp"
@@ -25,6 +26,7 @@ notify::SmtpConfig smtp_config(const config::Settings& s) {
   c.verify_peer = s.smtp_verify_peer;
   c.timeout = s.send_timeout;
   c.admin_to = s.admin_to;
+  c.channels_file = s.channels_file;
   using std::chrono::duration_cast;
   using std::chrono::seconds;
   c.retry_base = std::max(seconds(1), duration_cast<seconds>(s.retry_base));
@@ -33,9 +35,52 @@ notify::SmtpConfig smtp_config(const config::Settings& s) {
   return c;
 }
 
+namespace {
+
+// Each post stored (the configured outbox, else the private fallback), then posted unless
+// the site's sender does it (transport = spool). A post needs no relay.
+void deliver_posts(const std::vector<notify::Message>& posts, const config::Settings& s, Delivery& d) {
+  for (const notify::Message& p : posts) {
+    std::string line = p.channel + ": ";
+    try {
+      std::optional<notify::Outbox> box;
+      notify::StoredMessage stored;
+      try {
+        box.emplace(s.outbox);
+        stored = box->store(p);
+      } catch (const std::exception&) {
+        box.emplace(private_fallback_dir() / "outbox");
+        stored = box->store(p);
+      }
+      if (s.transport == "spool") {
+        line += "queued for the site's sender: " + stored.eml.string();
+      } else if (const notify::SendResult r = notify::send_stored(smtp_config(s), *box, stored); r.ok) {
+        line += "posted";
+      } else if (notify::permanent_failure(r)) {
+        line += "NOT posted, refused (" + r.error + "); kept in " + (box->dir() / "failed").string() +
+                "; after fixing the cause: `gpualert outbox retry " + stored.id + "`";
+      } else {
+        line += "NOT posted yet (" + r.error + "); kept in the outbox, the sender retries it";
+      }
+      d.stored = d.stored || d.no_mail;
+    } catch (const std::exception& e) {
+      line += std::string("NOT stored: ") + e.what();
+    }
+    d.posts.push_back(line);
+  }
+}
+
+}  // namespace
+
 Delivery deliver(const notify::Message& msg, const config::Settings& s,
-                 const std::function<std::optional<notify::Message>()>& fuller) {
+                 const std::function<std::optional<notify::Message>()>& fuller,
+                 const std::vector<notify::Message>& posts) {
   Delivery d;
+  if (msg.envelope.to.empty() && !posts.empty()) {
+    d.no_mail = true;
+    deliver_posts(posts, s, d);
+    return d;
+  }
   try {
     std::optional<notify::Outbox> where;
     notify::StoredMessage stored;
@@ -72,8 +117,11 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
       box.fold(stored, *key);
       notify::log_delivery(stored, {"folded", "", "into the digest " + *key, 0});
       d.folded = true;
+      // One of a burst: the digest mail lists it; the channels are not flooded either.
+      for (const auto& p : posts) d.posts.push_back(p.channel + ": not posted: one of a burst, listed in the digest mail");
       return d;
     }
+    deliver_posts(posts, s, d);
     if (s.transport == "spool" || delivery_url(s).empty()) return d;
     d.attempted = true;
     const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
@@ -89,10 +137,19 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
   } catch (const std::exception& e) {
     d.error = e.what();
   }
+  if (!d.stored && !d.folded && d.posts.empty()) deliver_posts(posts, s, d);  // the mail failed; the posts need not
   return d;
 }
 
 std::string Delivery::describe(const config::Settings& s) const {
+  std::string channels;
+  for (const auto& p : posts) channels += (channels.empty() ? "" : "; ") + p;
+  if (no_mail) return channels.empty() ? "nothing to send" : channels;
+  const std::string mail = describe_mail(s);
+  return channels.empty() ? mail : mail + "; " + channels;
+}
+
+std::string Delivery::describe_mail(const config::Settings& s) const {
   if (!stored) return "NOT stored: " + error + " (the log and verdict are still in the run directory)";
   if (folded) return "held for a digest of failures (the sender sends it once the burst is over): " + eml.string();
   const std::string fb =
@@ -104,7 +161,7 @@ std::string Delivery::describe(const config::Settings& s) const {
   if (!attempted) return "no relay configured; the message is in the local outbox: " + eml.string();
   if (sent) return "sent to " + [&] {
     std::string t;
-    for (const auto& a : s.to) t += (t.empty() ? "" : ", ") + a;
+    for (const auto& a : config::mail_addresses(s.to)) t += (t.empty() ? "" : ", ") + a;
     return t;
   }() + " via " + (s.transport == "sendmail" ? "the node's MTA (" + s.sendmail_path.string() + ")" : s.smtp_url);
   if (refused)

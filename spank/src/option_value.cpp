@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "gpualert/config/addresses.hpp"
+#include "gpualert/config/destinations.hpp"
 
 namespace gpualert::spank {
 
@@ -21,8 +21,8 @@ std::optional<OptionValue> parse_option_value(const char* raw, std::string& why)
     return v;
   }
   std::string reason;
-  if (!config::parse_address_list(s, v.to, reason)) {
-    why = "--gpualert: expected on, off or mail addresses (a@b,c@d): " + reason;
+  if (!config::parse_destination_list(s, v.to, reason)) {
+    why = "--gpualert: expected on, off, or mail addresses and channels (a@b,mailto:c@d,slack:NAME): " + reason;
     return std::nullopt;
   }
   return v;

@@ -16,6 +16,7 @@ import unittest
 GPUALERT = os.environ["GPUALERT_BIN"]
 CHILD = os.environ["CHILD_HELPER"]
 SMTP_SERVER = os.environ["SMTP_SERVER"]
+WEBHOOK_SERVER = os.path.join(os.path.dirname(SMTP_SERVER), "webhook_server.py")
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 
 
@@ -114,23 +115,16 @@ def message_parts(msg):
     return body, attachments
 
 
-class SmtpServer:
-    """tests/support/smtp_server.py as a child process; .port, .maildir, .messages()."""
+class ChildServer:
+    """A test server as a child process that prints "PORT <n>" once it listens."""
 
-    def __init__(self, tmp, *flags):
-        self.maildir = os.path.join(tmp, "maildir-%d" % time.monotonic_ns())
-        self.proc = subprocess.Popen([PYTHON, SMTP_SERVER, "--port", "0", "--maildir", self.maildir] + list(flags),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    def __init__(self, argv, what):
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.proc.stdout.readline().decode()
         if not line.startswith("PORT "):
             self.proc.kill()
-            raise RuntimeError("SMTP server did not start: %r %r" % (line, self.proc.stderr.read()))
+            raise RuntimeError("%s did not start: %r %r" % (what, line, self.proc.stderr.read()))
         self.port = int(line.split()[1])
-        self.url = "smtp://127.0.0.1:%d" % self.port
-
-    def messages(self):
-        files = sorted(glob.glob(os.path.join(self.maildir, "*.eml")))
-        return [parse_message(open(f, "rb").read()) for f in files]
 
     def stop(self):
         if self.proc.poll() is None:
@@ -140,12 +134,51 @@ class SmtpServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *a):
         self.stop()
+
+
+class SmtpServer(ChildServer):
+    """tests/support/smtp_server.py as a child process; .port, .maildir, .messages()."""
+
+    def __init__(self, tmp, *flags):
+        self.maildir = os.path.join(tmp, "maildir-%d" % time.monotonic_ns())
+        super().__init__([PYTHON, SMTP_SERVER, "--port", "0", "--maildir", self.maildir] + list(flags), "SMTP server")
+        self.url = "smtp://127.0.0.1:%d" % self.port
+
+    def messages(self):
+        out = []
+        for f in sorted(glob.glob(os.path.join(self.maildir, "*.eml"))):
+            with open(f, "rb") as fh:
+                out.append(parse_message(fh.read()))
+        return out
+
+
+class WebhookServer(ChildServer):
+    """tests/support/webhook_server.py as a child process: .url(path), .posts() (each {"path",
+    "content_type", "body", "json"}), in the order received."""
+
+    def __init__(self, tmp, *flags):
+        self.dir = os.path.join(tmp, "posts-%d" % time.monotonic_ns())
+        super().__init__([PYTHON, WEBHOOK_SERVER, "--dir", self.dir] + list(flags), "webhook server")
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def posts(self):
+        out = []
+        for f in sorted(glob.glob(os.path.join(self.dir, "*.json"))):
+            with open(f) as fh:
+                p = json.load(fh)
+            p["json"] = json.loads(p["body"])
+            out.append(p)
+        return out
 
 
 def closed_port():

@@ -673,6 +673,58 @@ class PluginOnRealSlurm(unittest.TestCase):
             with open(state["conf"], "w") as f:
                 f.write(good_conf)
 
+    def test_18_a_job_names_a_mail_address_and_a_chat_channel(self):
+        # The site defines the channel in a file only root reads; the job names it, never its URL.
+        posts_dir = os.path.join(state["tmp"], "posts")
+        hooks = subprocess.Popen([PYTHON, os.path.join(os.path.dirname(SMTP_SERVER), "webhook_server.py"),
+                                  "--dir", posts_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = hooks.stdout.readline().decode()
+        self.assertTrue(line.startswith("PORT "), line)
+        secret = "/services/T0/B0/job-secret"
+        channels = os.path.join(state["tmp"], "channels.conf")
+        with open(channels, "w") as f:
+            f.write("slack:team-ml http://127.0.0.1:%s%s\n" % (line.split()[1], secret))
+        os.chmod(channels, 0o600)
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        try:
+            with open(state["conf"], "a") as f:
+                f.write("channels_file = %s\n" % channels)
+            p = as_user("sbatch --parsable --gpualert=mailto:alice@example.org,slack:team-ml "
+                        "--wrap 'echo step 1 loss 2.0; echo step 2 loss nan; exit 3'", check=True)
+            jid = job_id(p.stdout.decode())
+            msgs = messages_for(jid)
+            deadline = time.time() + 60
+            while time.time() < deadline and not glob.glob(os.path.join(posts_dir, "*.json")):
+                time.sleep(0.5)
+            time.sleep(2)
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
+            hooks.send_signal(signal.SIGTERM)
+            hooks.wait(timeout=10)
+            hooks.stdout.close()
+            hooks.stderr.close()
+        self.assertEqual(len(msgs), 1)
+        self.assertEqual(msgs[0]["To"], "alice@example.org")
+        posts = sorted(glob.glob(os.path.join(posts_dir, "*.json")))
+        self.assertEqual(len(posts), 1, "one post for the job")
+        with open(posts[0]) as f:
+            post = json.load(f)
+        self.assertEqual(post["path"], secret)
+        slack = json.loads(post["body"])
+        att = slack["attachments"][0]
+        self.assertEqual(att["title"], msgs[0]["X-Gpualert-Class"], "the same verdict in the mail and the post")
+        self.assertIn({"title": "Slurm job", "value": str(jid), "short": True}, att["fields"])
+        # The URL is nowhere but in the channels file: not in the spool, the job's files or the helper's log.
+        for root in (SPOOL, state["work"]):
+            for dirpath, _, names in os.walk(root):
+                for n in names:
+                    path = os.path.join(dirpath, n)
+                    if os.path.isfile(path) and not os.path.islink(path):
+                        with open(path, "rb") as fh:
+                            self.assertNotIn(secret.encode(), fh.read(), path)
+
     def test_98_a_plugin_built_for_another_release_stays_off(self):
         # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as
         # without it (the option is still accepted), no message, one clear line each

@@ -22,7 +22,10 @@ struct Settings {
   std::filesystem::path smtp_ca_file;
   bool smtp_verify_peer = true;
   std::string from;             // default: gpualert@<host>
-  std::vector<std::string> to;  // default: <user>@<host>
+  // Mail addresses and channels ("slack:team-ml", destinations.hpp). Default: <user>@<host>.
+  std::vector<std::string> to;
+  // Each channel's URL, a secret: "KIND:NAME URL" lines in a file only its owner reads.
+  std::filesystem::path channels_file = "/etc/gpualert/channels.conf";
   std::chrono::milliseconds send_timeout{15000};
   // How undelivered messages are retried (the sender and every pass over the outbox):
   // backoff from retry_base doubling up to retry_max, with jitter; given up after

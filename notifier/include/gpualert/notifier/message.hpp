@@ -65,6 +65,11 @@ struct Message {
   // multipart/alternative, with INLINE_PARTS beside the HTML in a multipart/related.
   std::string body_html;
   std::vector<InlinePart> inline_parts;
+  // A post to a chat or webhook channel instead of a mail: CHANNEL is its destination
+  // ("slack:team-ml"), PAYLOAD the JSON body posted. The outbox keeps the payload as the
+  // message's file; the sender looks the channel's URL up in the channels file.
+  std::string channel;
+  std::string payload;
   AttachmentPlan attachments;
   std::vector<std::pair<std::string, std::string>> extra_headers;  // e.g. {"X-Gpualert-Class", "cuda_oom"}
   // Facts kept in the outbox's record only (never sent): what a digest lists of this

@@ -14,7 +14,7 @@ namespace gpualert::notify {
 
 struct StoredMessage {
   std::string id;                  // unique, sortable by time
-  std::filesystem::path eml;       // outbox/pending/<id>.eml (complete message)
+  std::filesystem::path eml;       // outbox/pending/<id>.eml (complete message; a channel's JSON payload)
   std::filesystem::path meta;      // outbox/pending/<id>.json (envelope, attempts, last error)
   Envelope envelope;
   int attempts = 0;
@@ -28,6 +28,7 @@ struct StoredMessage {
   std::map<std::string, std::string> record;  // Message::record, as stored
   // Held for a digest (not sent by itself): the key of the burst or array it belongs to.
   std::string digest_key;
+  std::string channel;  // a post to this channel ("slack:team-ml"), not a mail
 };
 
 class Outbox {

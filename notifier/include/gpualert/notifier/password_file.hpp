@@ -16,4 +16,8 @@ struct PasswordResult {
 // current user with no permission bits for group or others (like ssh keys).
 PasswordResult read_password_file(const std::filesystem::path& path);
 
+// The same strictness for any secret file (the webhook channels): its whole content,
+// at most MAX_BYTES, in .password. WHAT names it in errors ("channels file").
+PasswordResult read_private_file(const std::filesystem::path& path, const std::string& what, std::size_t max_bytes);
+
 }  // namespace gpualert::notify

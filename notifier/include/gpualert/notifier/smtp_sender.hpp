@@ -26,6 +26,8 @@ struct SmtpConfig {
   std::vector<std::string> admin_to;
   // The retry schedule a failed message is given (see RetryPolicy).
   std::chrono::seconds retry_base{60}, retry_max{3600}, expire_after{std::chrono::hours(72)};
+  // Where a channel's post finds its URL (channel_book.hpp).
+  std::filesystem::path channels_file;
 };
 
 struct SendResult {
@@ -35,6 +37,8 @@ struct SendResult {
   // The failure is not about this message (cannot connect, timeout, TLS, AUTH,
   // local configuration): other messages would fail the same way right now.
   bool relay_unusable = false;
+  // A channel's post: smtp_code holds the HTTP status (4xx but 408/429: refused for good).
+  bool http = false;
 };
 
 // Never throws; never takes longer than cfg.timeout (plus a few ms): besides

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpualert/config/settings.hpp"
 #include "gpualert/notifier/message.hpp"
@@ -22,8 +23,11 @@ struct Delivery {
   std::string fallback_reason;  // set when the message went to the private fallback outbox, and why
   std::string id;             // the message's id in the outbox
   std::string error;
+  bool no_mail = false;            // only channels were named: no mail was made
+  std::vector<std::string> posts;  // one line per channel: "slack:team-ml: posted", ...
   // One line for the terminal: where the message is and what happened to it.
   std::string describe(const config::Settings& s) const;
+  std::string describe_mail(const config::Settings& s) const;
 };
 
 notify::SmtpConfig smtp_config(const config::Settings& s);
@@ -34,7 +38,10 @@ std::string delivery_url(const config::Settings& s);
 // message with what was left out to store it quickly (attachments); what it
 // returns replaces the stored message atomically before sending, and nullopt
 // (or a failure) keeps the quick one.
+// POSTS (channel_posts.hpp) are stored in the same outbox after the mail, and posted
+// (no relay is needed for them); a mail with no recipient is not made at all.
 Delivery deliver(const notify::Message& msg, const config::Settings& s,
-                 const std::function<std::optional<notify::Message>()>& fuller = {});
+                 const std::function<std::optional<notify::Message>()>& fuller = {},
+                 const std::vector<notify::Message>& posts = {});
 
 }  // namespace gpualert::report
