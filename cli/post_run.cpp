@@ -21,6 +21,7 @@
 #include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
+#include "gpualert/report/notify_choice.hpp"
 #include "gpualert/report/run_evidence.hpp"
 #include "commands.hpp"
 #include "post_run_wire.hpp"
@@ -95,6 +96,10 @@ int post_run(const PostRunInput& in) {
       } catch (const std::exception& e) {
         facts.problems.push_back(std::string("verdict.json not written: ") + e.what());
       }
+    }
+    if (const auto choice = report::notify_choice(v, facts, in.settings); !choice.send) {
+      if (!in.quiet) std::cerr << report::summary(v, facts, choice.why) << std::flush;
+      return 0;
     }
     const auto arts = select_artifacts(in.settings.artifacts, facts.cwd);
     facts.problems.insert(facts.problems.end(), arts.problems.begin(), arts.problems.end());

@@ -21,7 +21,7 @@ const char* const kKeys[] = {
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
-    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html", "channels_file"};
+    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html", "channels_file", "notify", "notify_floor", "user_config"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -197,6 +197,15 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     const auto d = parse_duration(value);
     if (!d || d->count() < 1000 || d->count() > 86400000) return bad("expected seconds (1-86400), got '" + value + "'");
     (key == "digest_window" ? s_.digest_window : s_.digest_quiet) = *d;
+  } else if (key == "notify") {
+    if (value != "none" && value != "failures" && value != "bad" && value != "all")
+      return bad("must be none, failures, bad or all");
+    s_.notify = value;
+  } else if (key == "notify_floor") {
+    if (value != "none" && value != "infra" && value != "failures") return bad("must be none, infra or failures");
+    s_.notify_floor = value;
+  } else if (key == "user_config") {
+    set_bool(s_.user_config);
   } else if (key == "array_mail") {
     if (value != "digest" && value != "task") return bad("must be digest or task");
     s_.array_mail = value;

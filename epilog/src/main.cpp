@@ -25,6 +25,7 @@
 #include "gpualert/config/recipient_policy.hpp"
 #include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
+#include "gpualert/report/notify_choice.hpp"
 #include "gpualert/report/infra_alert.hpp"
 #include "gpualert/report/message_builder.hpp"
 #include "gpualert/report/run_evidence.hpp"
@@ -32,6 +33,7 @@
 #include "gpualert/spool/spool_dir.hpp"
 #include "gpualert/spool/spool_expiry.hpp"
 #include "as_job_user.hpp"
+#include "user_settings.hpp"
 #include "controller_view.hpp"
 #include "job_env.hpp"
 #include "job_facts.hpp"
@@ -240,9 +242,9 @@ int main(int argc, char** argv) {
     // srun --gpualert=... inside the script: the steps that asked name theirs (the
     // plugin held them to the site's recipient rule when the step started).
     for (const auto& step : logs.steps) add_unique(recipients, step.to);
+    rule.allow = config::split_patterns(allow_to);
     if (recipients.empty() && !ctl.mail_user.empty()) {
       // --mail-user is the user's word too: held to the same rule as --gpualert=.
-      rule.allow = config::split_patterns(allow_to);
       if (const auto refused = config::refuse_recipients(ctl.mail_user, rule, env->user))
         note("--mail-user not used: " + *refused);
       else
@@ -253,6 +255,10 @@ int main(int argc, char** argv) {
     if (!recipients.empty()) settings.to = recipients;
     else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
     for (const auto& p : loader.problems()) note("config: " + p.text());
+    // The user's own choices: whether to be told, where by default, HTML or not.
+    for (const auto& n : apply_user_file(settings, JobUser{env->uid, env->gid, groups_of(env->user, env->gid)},
+                                         env->user, !recipients.empty(), rule))
+      note(n);
 
     JobFacts jf = job_facts(*env, acct, logs);
     classify::RunStatus status;
@@ -392,13 +398,19 @@ int main(int argc, char** argv) {
       }
       return m;
     };
-    const notify::Message first = with_job(report::build_message(v, jf.facts, quick));
-    const report::Delivery d = report::deliver(first, settings,
-                                               [&]() -> std::optional<notify::Message> {
-                                                 return with_job(report::build_message(v, jf.facts, mi));
-                                               },
-                                               report::build_posts(v, jf.facts, config::channels(settings.to), first));
-    note("verdict " + v.cls + "; mail: " + d.describe(settings));
+    // The user's choice (raised by the site's floor): the verdict is kept either way.
+    if (const auto choice = report::notify_choice(v, jf.facts, settings); !choice.send) {
+      note("verdict " + v.cls + "; " + choice.why);
+    } else {
+      const notify::Message first = with_job(report::build_message(v, jf.facts, quick));
+      const report::Delivery d =
+          report::deliver(first, settings,
+                          [&]() -> std::optional<notify::Message> {
+                            return with_job(report::build_message(v, jf.facts, mi));
+                          },
+                          report::build_posts(v, jf.facts, config::channels(settings.to), first));
+      note("verdict " + v.cls + "; mail: " + d.describe(settings));
+    }
     // Into the job's accounting record too: the fleet's view (sacct, gpualert report).
     if (settings.accounting) note(record_in_accounting(report_job, v, env->node, status.gpus));
     // A fault of the cluster also goes to the admins: one message per node and GPU,

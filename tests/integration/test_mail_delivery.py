@@ -77,3 +77,19 @@ class MailDelivery(GpualertCase):
         self.assertEqual(r.returncode, 1)
         self.assertIsNone(msgs[0]["Bcc"])
         self.assertNotIn("\n", msgs[0]["Subject"])
+
+    def test_notify_failures_leaves_out_only_the_runs_that_went_well(self):
+        conf_dir = os.path.join(self.home, ".config", "gpualert")
+        os.makedirs(conf_dir)
+        with open(os.path.join(conf_dir, "gpualert.conf"), "w") as f:
+            f.write("notify = failures\n")
+        with SmtpServer(self.tmp) as srv:
+            ok = self.gpualert(["--smtp", srv.url], [CHILD, "exit", "0"])
+            failed = self.gpualert(["--smtp", srv.url], [CHILD, "exit", "3"])
+            msgs = srv.messages()
+        self.assertEqual((ok.returncode, failed.returncode), (0, 3))
+        self.assertIn("not sent: notify = failures and the run was OK", ok.stderr.decode())
+        self.assertEqual(len(msgs), 1)
+        self.assertIn("FAILED", msgs[0]["Subject"])
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "run", "verdict.json")), "the verdict is kept")
+

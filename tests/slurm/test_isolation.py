@@ -8,6 +8,7 @@ recipients, forged job names, a flood of output and a sparse log.
 """
 import collections
 import email
+import glob
 import email.policy
 import os
 import pwd
@@ -304,6 +305,42 @@ class NoUserTouchesAnother(unittest.TestCase):
         self.assertIn("alice here", text)
         with open(os.path.join(SPOOL, "admin.log")) as f:
             self.assertIn("jobs/%d held an earlier job's files" % ja, f.read())
+
+    def test_one_users_opt_out_silences_only_that_user(self):
+        home = pwd.getpwnam(OTHER).pw_dir
+        conf_dir = os.path.join(home, ".config", "gpualert")
+        conf = os.path.join(conf_dir, "gpualert.conf")
+        root_only = os.path.join(state["tmp"], "root-only.conf")
+        try:
+            self.assertEqual(as_other("mkdir -p %s && printf 'notify = none\\nsmtp_url = smtp://evil.test\\n' > %s"
+                                      % (conf_dir, conf)).returncode, 0)
+            jb = job_id(as_other("sbatch --parsable --gpualert=bob@example.org --wrap 'echo bob; exit 2'",
+                                 check=True).stdout.decode())
+            ja = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'echo alice; exit 2'",
+                                check=True).stdout.decode())
+            sacct(jb)
+            sacct(ja)
+            self.assertEqual(len(messages_for(ja)), 1, "alice is told")
+            self.assertEqual(messages_for(jb, want=0, wait=5), [], "bob opted out")
+            with open(glob.glob(os.path.join(job_dir(jb), "helper-*.log"))[0]) as f:
+                log = f.read()
+            self.assertIn("not sent: notify = none and the run was FAILED", log)
+            self.assertIn("smtp_url is the site's to set, not a user's; ignored", log)
+            self.assertTrue(os.path.exists(os.path.join(job_dir(jb), "verdict.json")), "the verdict is kept")
+            # A file bob cannot read himself does not count, even where it says notify = none:
+            # root never reads a path a user chose.
+            with open(root_only, "w") as f:
+                f.write("notify = none\n")
+            os.chmod(root_only, 0o600)
+            self.assertEqual(as_other("rm %s && ln -s %s %s" % (conf, root_only, conf)).returncode, 0)
+            jb2 = job_id(as_other("sbatch --parsable --gpualert=bob@example.org --wrap 'exit 2'",
+                                  check=True).stdout.decode())
+            sacct(jb2)
+            self.assertEqual(len(messages_for(jb2)), 1, "a root-only file read as root would have silenced bob")
+            with open(glob.glob(os.path.join(job_dir(jb2), "helper-*.log"))[0]) as f:
+                self.assertIn("not read: Permission denied", f.read())
+        finally:
+            shutil.rmtree(os.path.join(home, ".config"), ignore_errors=True)
 
     def test_a_jobs_files_are_its_users_and_roots_only(self):
         jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org --wrap 'echo ALICE-SECRET; exit 1'",

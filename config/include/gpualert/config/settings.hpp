@@ -47,6 +47,15 @@ struct Settings {
   int digest_burst = 5;
   std::chrono::milliseconds digest_window{600000}, digest_quiet{60000};
   std::string array_mail = "digest";
+  // Which runs are told about: none (opted out), failures (failed or killed), bad (also a
+  // run that exited 0 but is not healthy), all (healthy ones too).
+  std::string notify = "all";
+  // What reaches a user whatever NOTIFY says (the site's choice): none, infra (a fault of
+  // the cluster), failures (every failure).
+  std::string notify_floor = "none";
+  // Under Slurm: whether the helper reads each user's own file (as that user; only
+  // notify, to, html and digest_window are taken from it).
+  bool user_config = true;
   // The sender: more spools it serves besides the outbox, and its pause between passes.
   std::vector<std::filesystem::path> spools;
   std::chrono::milliseconds sender_interval{30000};
