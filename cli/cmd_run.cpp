@@ -14,6 +14,7 @@
 #include "gpualert/runner/log_rescue.hpp"
 #include "gpualert/runner/run_dir.hpp"
 #include "gpualert/runner/wrapped_run.hpp"
+#include "live_watcher_launch.hpp"
 #include "post_run.hpp"
 #include "run_record.hpp"
 
@@ -68,8 +69,9 @@ void run_command(const RunOptions& o) {
   }
 
   runner::WrapResult res;
+  WatcherHandle watcher;
   try {
-    res = runner::run_wrapped(o.command, log.get(), relay, o.pty, [&] {
+    res = runner::run_wrapped(o.command, log.get(), relay, o.pty, [&](pid_t child) {
       // Looked up while the child execs: the user database and the host name are
       // not worth delaying the job for.
       facts.cwd = current_dir();
@@ -88,6 +90,13 @@ void run_command(const RunOptions& o) {
         warn(std::string("run.json: ") + e.what());
         facts.problems.push_back(std::string("run.json: ") + e.what());
       }
+      // Live alerts: a watcher beside the command, reading its log as it grows.
+      PostRunInput live;
+      live.facts = facts;
+      live.settings = settings;
+      live.config_file = o.config_file;
+      live.flags = o.flags;
+      watcher = start_watcher(live, child);
     });
   } catch (const std::exception& e) {
     // Pipes or fork failed before the command ran: say so, as a shell would.
@@ -96,6 +105,7 @@ void run_command(const RunOptions& o) {
     ::_exit(126);
   }
 
+  stop_watcher(watcher);  // its alerts are in alerts.json before the verdict is built
   facts.started = res.started;
   facts.ended = res.ended;
   facts.duration = res.duration;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "live_watcher_launch.hpp"
 #include "run_cli.hpp"
 
 using namespace gpualert::cli;
@@ -110,6 +111,12 @@ int main(int argc, char** argv) {
   auto* pr = app.add_subcommand("post-run", "")->group("");
   pr->add_option("--input-fd", post_run_fd, "")->required();
 
+  // The live watcher beside a running command, started by the launcher (not for users).
+  int watch_input = -1, watch_lifeline = -1;
+  auto* wt = app.add_subcommand("watch", "")->group("");
+  wt->add_option("--input-fd", watch_input, "")->required();
+  wt->add_option("--lifeline-fd", watch_lifeline, "")->required();
+
   const int parse_argc = split_run_command(argc, argv, rc);
   try {
     app.parse(parse_argc, argv);
@@ -122,6 +129,7 @@ int main(int argc, char** argv) {
     run_command(rc.run);
   }
   if (pr->parsed()) return post_run_command(post_run_fd);
+  if (wt->parsed()) return watch_command(watch_input, watch_lifeline);
   if (c->parsed()) {
     if (*ec) cls.exit_code = exit_code;
     for (const auto& f : cls_rules) cls.rules.emplace_back(f);

@@ -18,6 +18,7 @@
 #include "gpualert/common/wait_status.hpp"
 #include "gpualert/config/destinations.hpp"
 #include "gpualert/config/loader.hpp"
+#include "gpualert/live/watcher.hpp"
 #include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/message_builder.hpp"
@@ -73,6 +74,9 @@ int post_run(const PostRunInput& in) {
   const auto read_by = t0 + kWorkAllowance * 2 / 5;
   const auto attach_by = t0 + kWorkAllowance * 4 / 5;
   report::RunFacts facts = in.facts;
+  // The live alerts the run had: the verdict's message says they were sent.
+  if (!facts.run_dir.empty())
+    for (const auto& a : live::sent_alerts(facts.run_dir)) facts.extra.emplace_back("live alert", a);
   try {
     if (!in.run_json.empty()) {
       try {

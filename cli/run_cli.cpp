@@ -25,6 +25,8 @@ void add_setting_flags(CLI::App* app, FlagSettings& out) {
       {"--tail-lines", "tail_lines", "log lines shown in the message body"},
       {"--log-max", "log_max", "most output the run's log keeps on disk (first quarter, last three quarters), e.g. 2GiB; 0 = all"},
       {"--rules", "rules", "extra rule file (repeatable)"},
+      {"--time-limit", "time_limit", "the run's time limit in seconds: a live alert when its pace cannot finish in it"},
+      {"--stall-after", "stall_after", "a live alert after this long without output while the command runs (default 1800 s)"},
   };
   for (const auto& f : flags) {
     const std::string key = f.key, flag = f.name;

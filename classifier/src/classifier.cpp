@@ -14,15 +14,9 @@
 #include "line_reader.hpp"
 #include "log_scanner.hpp"
 #include "rule_set.hpp"
+#include "rule_set_handle.hpp"
 
 namespace gpualert::classify {
-
-// The opaque public handle around the compiled rules.
-class RuleSet {
- public:
-  explicit RuleSet(std::shared_ptr<const detail::RuleSet> p) : impl(std::move(p)) {}
-  std::shared_ptr<const detail::RuleSet> impl;
-};
 
 namespace {
 

@@ -87,6 +87,11 @@ class LogScanner {
   std::uint64_t block(std::string_view lines, std::uint64_t first);
   // Flushes held progress lines and moves the tail ring into the result.
   ScanResult& result();
+  // What was found so far, while lines still come (a live view; the thinner may still
+  // hold a few progress lines of a steady stretch).
+  const ScanResult& peek() const { return res_; }
+  // Reads the progress lines the thinner holds now (a live view must not lag behind).
+  void flush_progress() { thinner_.flush(); }
 
   // The first part of the log is read in full; after it progress lines are thinned.
   static constexpr std::uint64_t kDenseHeadBytes = 1u << 20;

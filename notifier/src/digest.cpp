@@ -20,7 +20,7 @@ using detail::pad;
 
 bool is_failure(const StoredMessage& m) {
   const std::string s = get(m, "status");
-  return !m.notice && get(m, "digest").empty() && !s.empty() && s != "OK";
+  return !m.notice && get(m, "digest").empty() && !s.empty() && s != "OK" && s != "LIVE";  // a live alert goes at once
 }
 
 // How a reader knows the job: its array task (65_19), its Slurm id, or the command.

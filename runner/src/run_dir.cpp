@@ -49,7 +49,8 @@ int open_new(const fs::path& p) {
 
 // Moves an earlier run's files aside instead of overwriting them.
 void keep_previous(const fs::path& dir) {
-  static const char* names[] = {"output.log", "output.streams", "run.json", "verdict.json"};
+  static const char* names[] = {"output.log", "output.streams", "run.json", "verdict.json",
+                                "progress.json", "alerts.json", "watch.log"};  // the live watcher's too
   bool any = false;
   for (const char* n : names) any = any || fs::exists(fs::symlink_status(dir / n));
   if (!any) return;

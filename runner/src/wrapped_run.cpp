@@ -76,7 +76,7 @@ long long since_ms(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, SignalRelay& relay, bool pty,
-                       const std::function<void()>& after_fork) {
+                       const std::function<void(pid_t)>& after_fork) {
   WrapResult r;
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -95,7 +95,7 @@ WrapResult run_wrapped(const std::vector<std::string>& args, LogWriter* log, Sig
 
   if (out) out->close_child_ends();
   ::close(rep[1]);
-  if (after_fork) after_fork();
+  if (after_fork) after_fork(r.pid);
   relay.unblock();
 
   // EOF (close-on-exec) means exec succeeded; a report means it failed.

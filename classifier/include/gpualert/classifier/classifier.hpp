@@ -54,6 +54,9 @@ class Classifier {
   // The decision stage's own confidence, before the rule set's calibration (for fitting it).
   void set_raw_confidence(bool on) { raw_confidence_ = on; }
 
+  // The shared compiled rules, for a LiveScan (live_scan.hpp).
+  const std::shared_ptr<const RuleSet>& rules() const { return rules_; }
+
   Classifier(Classifier&&) noexcept;
   Classifier& operator=(Classifier&&) noexcept;
   ~Classifier();

@@ -75,6 +75,11 @@ struct Settings {
   // Under Slurm: store the verdict in the job's accounting record (SystemComment), the
   // fleet store `gpualert report` reads.
   bool accounting = true;
+  // Live alerts while the run still holds its GPUs (gpualert run): stalled (no output for
+  // stall_after while the command lives), a non-finite loss, a loss that rose steadily, or
+  // a pace that cannot reach the printed total within time_limit (0: no limit known).
+  bool live = true;
+  std::chrono::milliseconds stall_after{30 * 60 * 1000}, live_interval{15000}, time_limit{0};
   // Silence before an ended run that makes it a hang (at least 20 late steps long too).
   std::chrono::milliseconds hang_after{300000};
 

@@ -28,9 +28,9 @@ struct WrapResult {
 // RELAY must have been constructed and installed; it is unblocked inside.
 // PTY: a stream that leads to a terminal reaches the program through a pty, so
 // it still sees a terminal (see ChildOutput).
-// AFTER_FORK runs in the wrapper as soon as the child exists, while it execs:
-// work that must happen for every run but need not delay the job's start.
+// AFTER_FORK runs in the wrapper as soon as the child exists (its pid given), while it
+// execs: work that must happen for every run but need not delay the job's start.
 WrapResult run_wrapped(const std::vector<std::string>& argv, LogWriter* log, SignalRelay& relay, bool pty = true,
-                       const std::function<void()>& after_fork = {});
+                       const std::function<void(pid_t)>& after_fork = {});
 
 }  // namespace gpualert::runner

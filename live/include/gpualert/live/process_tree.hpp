@@ -1,0 +1,17 @@
+#pragma once
+// The command's processes as /proc shows them: whether the command still runs, and the
+// CPU time it and its descendants used (to tell a busy stall from an idle one).
+#include <sys/types.h>
+
+#include <optional>
+
+namespace gpualert::live {
+
+struct TreeUse {
+  bool alive = false;  // the root process exists and is not a zombie
+  std::optional<double> cpu_s;  // user + system seconds of the live tree (and the root's waited-for children)
+};
+
+TreeUse tree_use(pid_t root, const char* proc = "/proc");
+
+}  // namespace gpualert::live

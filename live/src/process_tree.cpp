@@ -1,0 +1,74 @@
+#include "gpualert/live/process_tree.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpualert::live {
+namespace {
+
+struct Stat {
+  char state = '?';
+  double cpu = 0, waited = 0;  // seconds
+};
+
+// /proc/PID/stat: "pid (comm) S ppid ... utime stime cutime cstime ..."; comm may hold
+// spaces and parentheses, so the fields are counted from the last ')'.
+std::optional<Stat> read_stat(const std::string& proc, pid_t pid) {
+  std::ifstream in(proc + "/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(in, text);  // one line
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream f(text.substr(close + 1));
+  std::vector<std::string> v;
+  for (std::string w; f >> w && v.size() < 16;) v.push_back(w);
+  if (v.size() < 15) return std::nullopt;
+  static const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  Stat s;
+  s.state = v[0].empty() ? '?' : v[0][0];
+  // Fields 14-17 of the file (utime stime cutime cstime) are v[11..14].
+  s.cpu = (std::stod(v[11]) + std::stod(v[12])) / tick;
+  s.waited = (std::stod(v[13]) + std::stod(v[14])) / tick;
+  return s;
+}
+
+// Every thread may have started children: /proc/PID/task/TID/children for each.
+std::vector<pid_t> children(const std::string& proc, pid_t pid) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& t : std::filesystem::directory_iterator(proc + "/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(t.path() / "children");
+    for (long c; in >> c;) out.push_back(static_cast<pid_t>(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+TreeUse tree_use(pid_t root, const char* proc_dir) {
+  TreeUse u;
+  const std::string proc = proc_dir;
+  try {
+    const auto r = read_stat(proc, root);
+    if (!r || r->state == 'Z' || r->state == 'X') return u;
+    u.alive = true;
+    double cpu = r->cpu + r->waited;
+    std::vector<pid_t> todo = children(proc, root);
+    for (std::size_t i = 0; i < todo.size() && i < 100000; ++i) {
+      if (const auto s = read_stat(proc, todo[i])) cpu += s->cpu;
+      const auto more = children(proc, todo[i]);
+      todo.insert(todo.end(), more.begin(), more.end());
+    }
+    u.cpu_s = cpu;
+  } catch (const std::exception&) {
+    // A process that went away between two reads: what was summed stands.
+  }
+  return u;
+}
+
+}  // namespace gpualert::live

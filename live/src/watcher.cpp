@@ -1,0 +1,171 @@
+#include "gpualert/live/watcher.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "alert_message.hpp"
+#include "gpualert/classifier/classifier.hpp"
+#include "gpualert/classifier/live_scan.hpp"
+#include "gpualert/common/durable_file.hpp"
+#include "gpualert/common/text.hpp"
+#include "gpualert/common/unique_fd.hpp"
+#include "gpualert/config/destinations.hpp"
+#include "gpualert/live/conditions.hpp"
+#include "gpualert/live/process_tree.hpp"
+#include "gpualert/report/delivery.hpp"
+
+namespace gpualert::live {
+namespace {
+
+using nlohmann::json;
+
+// At most this much new output is read per round: a flood is caught up over several.
+constexpr std::size_t kRoundBytes = 64u << 20;
+
+// The last non-empty line of what was read so far (a partial line is kept until it ends).
+struct LastLine {
+  std::string partial, line;
+  void feed(std::string_view b) {
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = b.find('\n', start)) != std::string_view::npos; start = nl + 1) {
+      partial.append(b.substr(start, nl - start));
+      const auto cr = partial.rfind('\r');  // a progress bar's last redraw
+      const std::string seg = cr == std::string::npos ? partial : partial.substr(cr + 1);
+      if (seg.find_first_not_of(" \t\r") != std::string::npos) line = one_line(seg, 200);
+      partial.clear();
+    }
+    if (partial.size() < 4096) partial.append(b.substr(start, std::min<std::size_t>(b.size() - start, 4096)));
+  }
+};
+
+json picture(const Observation& o, const Conditions& c) {
+  const auto& s = o.snap;
+  json alerts = json::array();
+  for (const auto& a : c.fired()) alerts.push_back(a.condition);
+  return {{"updated", iso8601_utc(o.at)},
+          {"last_output", iso8601_utc(o.last_output)},
+          {"last_line", o.last_line},
+          {"alive", o.alive},
+          {"cpu_s", o.cpu_s ? json(*o.cpu_s) : json(nullptr)},
+          {"bytes", s.bytes},
+          {"lines", s.lines},
+          {"step", s.step},
+          {"total_steps", s.total_steps},
+          {"epoch", s.epoch},
+          {"total_epochs", s.total_epochs},
+          {"losses", s.losses},
+          {"nonfinite", s.nonfinite},
+          {"last_loss", s.last_loss ? json(*s.last_loss) : json(nullptr)},
+          {"alerts", alerts}};
+}
+
+void record_alert(const std::filesystem::path& run_dir, const Alert& a, const std::string& outcome) {
+  const auto path = run_dir / "alerts.json";
+  json all = json::array();
+  try {
+    std::ifstream in(path);
+    if (in) all = json::parse(in);
+  } catch (const std::exception&) {
+    all = json::array();
+  }
+  all.push_back({{"condition", a.condition},
+                 {"headline", a.headline},
+                 {"true_since", iso8601_utc(a.true_since)},
+                 {"sent_at", iso8601_utc(Clock::now())},
+                 {"delivery", outcome}});
+  write_file_atomic(path, all.dump(2) + "\n");
+}
+
+}  // namespace
+
+int watch(const WatchInput& in) {
+  const auto& s = in.settings;
+  std::string note;
+  const classify::Classifier c = classify::Classifier::with_builtin_rules_or_alone(s.rule_files, note);
+  if (!note.empty()) std::cerr << "gpualert watch: " << note << "\n";
+  classify::LiveScan scan(c);
+  UniqueFd log(::open(in.facts.log.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!log.valid()) {
+    std::cerr << "gpualert watch: cannot read " << in.facts.log << ": " << std::strerror(errno) << "\n";
+    return 0;
+  }
+  Conditions cond({in.facts.started, s.stall_after, s.time_limit});
+  Observation o;
+  o.last_output = in.facts.started;
+  LastLine last;
+  std::vector<char> buf(1 << 20);
+  std::uint64_t size = 0;
+  const int interval_ms = static_cast<int>(std::max<long long>(100, s.live_interval.count()));
+  for (bool open = true; open;) {
+    pollfd p{in.lifeline, POLLIN, 0};
+    const int r = ::poll(&p, 1, interval_ms);
+    if (r < 0 && errno != EINTR) break;
+    if (r > 0) open = false;  // EOF or a byte: the launcher is done; one last look, then stop
+    std::size_t round = 0;
+    for (long n; round < kRoundBytes && (n = ::read(log.get(), buf.data(), buf.size())) > 0; round += static_cast<std::size_t>(n)) {
+      const std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
+      scan.feed(chunk);
+      last.feed(chunk);
+    }
+    o.at = Clock::now();
+    // Output grew when the file did: a flood still being caught up on is not news.
+    struct stat st {};
+    if (::fstat(log.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) != size) {
+      size = static_cast<std::uint64_t>(st.st_size);
+      o.last_output = o.at;
+    }
+    o.last_line = last.line;
+    o.snap = scan.snapshot();
+    const TreeUse use = tree_use(in.pid);
+    o.alive = use.alive && open;
+    o.cpu_s = use.cpu_s;
+    for (const Alert& a : cond.observe(o)) {
+      std::string outcome;
+      try {
+        config::Settings ds = s;
+        const notify::Message m = alert_message(a, in.facts, s.from, config::mail_addresses(s.to), o.at);
+        const report::Delivery d = report::deliver(m, ds);
+        outcome = d.describe(ds);
+      } catch (const std::exception& e) {
+        outcome = std::string("not sent: ") + e.what();
+      }
+      std::cerr << "gpualert watch: " << a.condition << ": " << a.headline << "; " << outcome << "\n";
+      try {
+        record_alert(in.facts.run_dir, a, outcome);
+      } catch (const std::exception& e) {
+        std::cerr << "gpualert watch: alerts.json: " << e.what() << "\n";
+      }
+    }
+    try {
+      write_file_atomic(in.facts.run_dir / "progress.json", picture(o, cond).dump(2) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "gpualert watch: progress.json: " << e.what() << "\n";
+    }
+  }
+  return 0;
+}
+
+std::vector<std::string> sent_alerts(const std::filesystem::path& run_dir) {
+  std::vector<std::string> out;
+  try {
+    std::ifstream in(run_dir / "alerts.json");
+    if (!in) return out;
+    for (const auto& a : json::parse(in))
+      out.push_back(a.value("sent_at", std::string()) + ": " + a.value("condition", std::string()) + " (" +
+                    a.value("headline", std::string()) + ")");
+  } catch (const std::exception&) {
+    out.push_back("alerts.json is unreadable");
+  }
+  return out;
+}
+
+}  // namespace gpualert::live
