@@ -60,6 +60,7 @@ WatcherHandle start_watcher(const PostRunInput& in, pid_t command) {
   }
   w.pid = pid;
   w.lifeline = life[1];
+  w.first_look = std::chrono::steady_clock::now() + in.settings.live_interval;
   return w;
 }
 
@@ -67,8 +68,10 @@ void stop_watcher(WatcherHandle& w) {
   if (w.lifeline >= 0) ::close(w.lifeline);
   w.lifeline = -1;
   if (w.pid <= 0) return;
-  // Its last look (alerts it is sending) gets a moment; then it is stopped.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  // Its last look (alerts it is sending) gets a moment; then it is stopped. A watcher that
+  // has not looked yet has nothing to finish (a short run is not held up by its start).
+  const auto now = std::chrono::steady_clock::now();
+  const auto until = now < w.first_look ? now : now + std::chrono::seconds(3);
   while (std::chrono::steady_clock::now() < until) {
     const pid_t r = ::waitpid(w.pid, nullptr, WNOHANG);
     if (r == w.pid || (r < 0 && errno != EINTR)) {

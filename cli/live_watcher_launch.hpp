@@ -4,6 +4,8 @@
 // signals), and stopped once the command has ended.
 #include <sys/types.h>
 
+#include <chrono>
+
 #include "post_run.hpp"
 
 namespace gpualert::cli {
@@ -11,6 +13,8 @@ namespace gpualert::cli {
 struct WatcherHandle {
   pid_t pid = -1;
   int lifeline = -1;  // our end: closing it tells the watcher to stop
+  // Its first look comes one interval after the start: before that it has sent nothing.
+  std::chrono::steady_clock::time_point first_look{};
 };
 
 // Nothing happens (pid -1) when live alerts are off or there is no run directory.
