@@ -37,35 +37,55 @@ notify::SmtpConfig smtp_config(const config::Settings& s) {
 
 namespace {
 
-// Each post stored (the configured outbox, else the private fallback), then posted unless
-// the site's sender does it (transport = spool). A post needs no relay.
-void deliver_posts(const std::vector<notify::Message>& posts, const config::Settings& s, Delivery& d) {
+// A channel's post once it is safe in the outbox (the configured one, else the private fallback).
+struct StoredPost {
+  std::string channel;
+  std::optional<notify::Outbox> box;
+  notify::StoredMessage m;
+  std::string failed;  // why it could not be stored
+};
+
+// All posts are stored before anything is sent: a deadline met while the mail is sent
+// must not cost a channel its post.
+std::vector<StoredPost> store_posts(const std::vector<notify::Message>& posts, const config::Settings& s) {
+  std::vector<StoredPost> out;
   for (const notify::Message& p : posts) {
-    std::string line = p.channel + ": ";
+    StoredPost sp;
+    sp.channel = p.channel;
     try {
-      std::optional<notify::Outbox> box;
-      notify::StoredMessage stored;
       try {
-        box.emplace(s.outbox);
-        stored = box->store(p);
+        sp.box.emplace(s.outbox);
+        sp.m = sp.box->store(p);
       } catch (const std::exception&) {
-        box.emplace(private_fallback_dir() / "outbox");
-        stored = box->store(p);
+        sp.box.emplace(private_fallback_dir() / "outbox");
+        sp.m = sp.box->store(p);
       }
-      if (s.transport == "spool") {
-        line += "queued for the site's sender: " + stored.eml.string();
-      } else if (const notify::SendResult r = notify::send_stored(smtp_config(s), *box, stored); r.ok) {
-        line += "posted";
-      } else if (notify::permanent_failure(r)) {
-        line += "NOT posted, refused (" + r.error + "); kept in " + (box->dir() / "failed").string() +
-                "; after fixing the cause: `gpualert outbox retry " + stored.id + "`";
-      } else {
-        line += "NOT posted yet (" + r.error + "); kept in the outbox, the sender retries it";
-      }
-      d.stored = d.stored || d.no_mail;
     } catch (const std::exception& e) {
-      line += std::string("NOT stored: ") + e.what();
+      sp.box.reset();
+      sp.failed = e.what();
     }
+    out.push_back(std::move(sp));
+  }
+  return out;
+}
+
+// Then each is posted, unless the site's sender does it (transport = spool). A post needs no relay.
+void send_posts(std::vector<StoredPost>& posts, const config::Settings& s, Delivery& d) {
+  for (StoredPost& p : posts) {
+    std::string line = p.channel + ": ";
+    if (!p.box) {
+      line += "NOT stored: " + p.failed;
+    } else if (s.transport == "spool") {
+      line += "queued for the site's sender: " + p.m.eml.string();
+    } else if (const notify::SendResult r = notify::send_stored(smtp_config(s), *p.box, p.m); r.ok) {
+      line += "posted";
+    } else if (notify::permanent_failure(r)) {
+      line += "NOT posted, refused (" + r.error + "); kept in " + (p.box->dir() / "failed").string() +
+              "; after fixing the cause: `gpualert outbox retry " + p.m.id + "`";
+    } else {
+      line += "NOT posted yet (" + r.error + "); kept in the outbox, the sender retries it";
+    }
+    if (p.box && d.no_mail) d.stored = true;
     d.posts.push_back(line);
   }
 }
@@ -78,9 +98,11 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
   Delivery d;
   if (msg.envelope.to.empty() && !posts.empty()) {
     d.no_mail = true;
-    deliver_posts(posts, s, d);
+    auto stored_posts = store_posts(posts, s);
+    send_posts(stored_posts, s, d);
     return d;
   }
+  std::vector<StoredPost> stored_posts;
   try {
     std::optional<notify::Outbox> where;
     notify::StoredMessage stored;
@@ -121,23 +143,28 @@ Delivery deliver(const notify::Message& msg, const config::Settings& s,
       for (const auto& p : posts) d.posts.push_back(p.channel + ": not posted: one of a burst, listed in the digest mail");
       return d;
     }
-    deliver_posts(posts, s, d);
-    if (s.transport == "spool" || delivery_url(s).empty()) return d;
-    d.attempted = true;
-    const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
-    // gpualert-send has already moved the message to sent/ or recorded the failure.
-    if (r.ok) {
-      d.sent = true;
-      d.eml = box.dir() / "sent" / stored.eml.filename();
-    } else {
-      d.error = r.error;
-      d.refused = notify::permanent_failure(r);
-      if (d.refused) d.eml = box.dir() / "failed" / stored.eml.filename();
+    stored_posts = store_posts(posts, s);
+    if (s.transport != "spool" && !delivery_url(s).empty()) {
+      d.attempted = true;
+      const notify::SendResult r = notify::send_stored(smtp_config(s), box, stored);
+      // gpualert-send has already moved the message to sent/ or recorded the failure.
+      if (r.ok) {
+        d.sent = true;
+        d.eml = box.dir() / "sent" / stored.eml.filename();
+      } else {
+        d.error = r.error;
+        d.refused = notify::permanent_failure(r);
+        if (d.refused) d.eml = box.dir() / "failed" / stored.eml.filename();
+      }
     }
   } catch (const std::exception& e) {
     d.error = e.what();
   }
-  if (!d.stored && !d.folded && d.posts.empty()) deliver_posts(posts, s, d);  // the mail failed; the posts need not
+  // The mail first; the posts after it (even when the mail could not be stored).
+  if (!d.folded) {
+    if (stored_posts.empty()) stored_posts = store_posts(posts, s);
+    send_posts(stored_posts, s, d);
+  }
   return d;
 }
 
