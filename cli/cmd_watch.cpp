@@ -12,16 +12,7 @@
 namespace gpualert::cli {
 
 int watch_command(int input_fd, int lifeline_fd) {
-  std::string record;
-  char buf[65536];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(input_fd, buf, sizeof buf, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    record.append(buf, static_cast<std::size_t>(n));
-    at += n;
-  }
-  ::close(input_fd);
+  const std::string record = read_handed_over(input_fd);
   try {
     const PostRunInput in = decode_post_run(record);
     live::WatchInput w;

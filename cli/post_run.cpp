@@ -154,15 +154,7 @@ int post_run(const PostRunInput& in) {
 }
 
 int post_run_command(int fd) {
-  std::string record;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    record.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  const std::string record = read_handed_over(fd);
   try {
     PostRunInput in = decode_post_run(record);
     // The same settings the launcher used: the same files, variables and flags.

@@ -1,6 +1,9 @@
 // Netstring fields ("LEN:BYTES,") in a fixed order, led by a version tag.
 #include "post_run_wire.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <stdexcept>
 
@@ -130,6 +133,20 @@ PostRunInput decode_post_run(const std::string& bytes) {
   in.log_error = r.str();
   in.quiet = r.num() != 0;
   return in;
+}
+
+std::string read_handed_over(int fd) {
+  std::string record;
+  char buf[65536];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    record.append(buf, static_cast<std::size_t>(n));
+    at += n;
+  }
+  ::close(fd);
+  return record;
 }
 
 }  // namespace gpualert::cli

@@ -14,4 +14,7 @@ std::string encode_post_run(const PostRunInput& in);
 // loads them from config_file and flags.
 PostRunInput decode_post_run(const std::string& bytes);
 
+// The record as handed over in descriptor FD (read from its start to its end, then closed).
+std::string read_handed_over(int fd);
+
 }  // namespace gpualert::cli

@@ -19,14 +19,6 @@ std::string record(const notify::Message& m, const std::string& key) {
   return it == m.record.end() ? "" : it->second;
 }
 
-const char* move_colour(const std::string& attribution) {
-  if (attribution == "job") return "#b45309";
-  if (attribution == "infra") return "#b91c1c";
-  if (attribution == "scheduler") return "#6d28d9";
-  if (attribution == "none") return "#15803d";
-  return "#4b5563";
-}
-
 // What every format says, in the same words as the mail.
 struct Post {
   std::string title, cause, move, todo, job, where, log;
@@ -84,7 +76,7 @@ std::string slack_payload(const classify::Verdict& v, const RunFacts& f, const n
                              {{"title", "Where"}, {"value", slack_escape(p.where)}, {"short", true}}});
   if (!p.job.empty()) fields.push_back({{"title", "Slurm job"}, {"value", p.job}, {"short", true}});
   const json j = {{"text", slack_escape(p.title)},
-                  {"attachments", json::array({{{"color", move_colour(v.attribution)},
+                  {"attachments", json::array({{{"color", whose_move(v.attribution).colour},
                                                  {"fallback", slack_escape(p.title)},
                                                  {"title", slack_escape(v.cls)},
                                                  {"text", cut(text, kPostTextMax)},

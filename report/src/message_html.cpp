@@ -12,20 +12,6 @@ namespace {
 
 using namespace words;
 
-struct Move {
-  const char* label;
-  const char* colour;  // white text on it is readable
-  const char* tint;    // the banner's background, dark text on it is readable
-};
-
-Move whose_move(const std::string& attribution) {
-  if (attribution == "job") return {"Your job's move", "#b45309", "#fff7ed"};
-  if (attribution == "infra") return {"The cluster's move", "#b91c1c", "#fef2f2"};
-  if (attribution == "scheduler") return {"The scheduler's move", "#6d28d9", "#f5f3ff"};
-  if (attribution == "none") return {"Nothing to do", "#15803d", "#f0fdf4"};
-  return {"Undecided", "#4b5563", "#f3f4f6"};
-}
-
 constexpr const char* kMono = "font-family:Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px;";
 constexpr const char* kH2 = "font-size:16px;margin:20px 0 6px 0;";
 constexpr const char* kCode = "background-color:#f3f4f6;color:#111827;border-radius:4px;padding:8px;margin:6px 0;"

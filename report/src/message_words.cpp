@@ -51,4 +51,12 @@ std::string exit_status_text(const RunFacts& f) {
   return f.exec_failed ? "could not be started" : f.wait_status ? describe_status(*f.wait_status) : "unknown";
 }
 
+Move whose_move(const std::string& attribution) {
+  if (attribution == "job") return {"Your job's move", "#b45309", "#fff7ed"};
+  if (attribution == "infra") return {"The cluster's move", "#b91c1c", "#fef2f2"};
+  if (attribution == "scheduler") return {"The scheduler's move", "#6d28d9", "#f5f3ff"};
+  if (attribution == "none") return {"Nothing to do", "#15803d", "#f0fdf4"};
+  return {"Undecided", "#4b5563", "#f3f4f6"};
+}
+
 }  // namespace gpualert::report::words
