@@ -7,7 +7,7 @@
 namespace gpualert::config {
 
 const std::vector<std::string>& user_keys() {
-  static const std::vector<std::string> keys = {"notify", "to", "html", "digest_window"};
+  static const std::vector<std::string> keys = {"notify", "to", "html", "digest_window", "live", "stall_after"};
   return keys;
 }
 
@@ -48,6 +48,8 @@ UserChoices read_user_choices(std::string_view text) {
     else if (key == "to") c.to = s.to;
     else if (key == "html") c.html = s.html;
     else if (key == "digest_window") c.digest_window = s.digest_window;
+    else if (key == "live") c.live = s.live;
+    else if (key == "stall_after") c.stall_after = s.stall_after;
   }
   return c;
 }

@@ -12,9 +12,7 @@
 #include "gpualert/classifier/verdict_wire.hpp"
 
 namespace gpualert::epilog {
-namespace {
-
-bool become(const JobUser& u) {
+bool become_user(const JobUser& u) {
   if (::getuid() == u.uid && ::geteuid() == u.uid && ::getuid() != 0) return true;  // nothing to drop
   const bool groups_ok = u.groups.empty() ? ::setgroups(0, nullptr) == 0 : ::setgroups(u.groups.size(), u.groups.data()) == 0;
   if (!groups_ok || ::setgid(u.gid) != 0 || ::setuid(u.uid) != 0) return false;
@@ -22,8 +20,10 @@ bool become(const JobUser& u) {
   return ::getuid() == u.uid && ::geteuid() == u.uid && (u.uid == 0 || ::setuid(0) != 0);
 }
 
+namespace {
+
 [[noreturn]] void child(int out, const JobUser& user, const std::function<std::string()>& work) {
-  if (!become(user)) ::_exit(3);
+  if (!become_user(user)) ::_exit(3);
   std::string answer;
   try {
     answer = work();

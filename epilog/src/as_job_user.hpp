@@ -21,6 +21,10 @@ struct JobUser {
   std::vector<gid_t> groups;  // supplementary groups; empty: none
 };
 
+// Drops this process to USER for good (groups, gid, uid); false when it could not,
+// or could still regain root. Without root, a USER that is the caller itself is kept.
+bool become_user(const JobUser& user);
+
 // WORK runs in a child as USER; its string comes back. nullopt with WHY when the
 // child could not drop privileges, crashed, threw, overran LIMIT or said more than
 // MAX_BYTES. Without root, a USER that is the caller itself runs unchanged.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <sstream>
 
 #include "gpualert/common/run_program.hpp"
 #include "gpualert/config/addresses.hpp"
@@ -95,6 +96,14 @@ ControllerView parse_controller_view(const std::string& scontrol_output) {
   // The owner's own choice either way, so a forged copy changes only their own mail;
   // two copies leave it at the default.
   if (const auto t = sole(scontrol_output, "MailType")) v.array_tasks_mail = t->value.find("ARRAY_TASKS") != std::string::npos;
+  if (const auto t = sole(scontrol_output, "TimeLimit"); t && t->value.find_first_not_of("0123456789:-") == std::string::npos)
+    v.time_limit = t->value;
+  if (const auto n = sole(scontrol_output, "NodeList"); n && n->value != "(null)") v.node_list = n->value;
+  const auto name = scontrol_output.find(" JobName=");
+  if (name != std::string::npos) {
+    const auto from = name + 9;
+    v.job_name = scontrol_output.substr(from, std::min(scontrol_output.find_first_of(" \n", from), scontrol_output.size()) - from);
+  }
   return v;
 }
 
@@ -104,6 +113,19 @@ ControllerView controller_view(std::uint32_t job) {
   if (!r || !WIFEXITED(r->wait_status) || WEXITSTATUS(r->wait_status) != 0) return {};
   if (r->out.rfind("JobId=" + id + " ", 0) != 0) return {};  // another job's record, or none
   return parse_controller_view(r->out);
+}
+
+std::vector<std::string> expand_nodelist(const std::string& list) {
+  std::vector<std::string> nodes;
+  if (list.empty()) return nodes;
+  const auto r = run_program({"scontrol", "show", "hostnames", list}, std::chrono::seconds(10));
+  if (r && WIFEXITED(r->wait_status) && WEXITSTATUS(r->wait_status) == 0) {
+    std::istringstream in(r->out);
+    std::string n;
+    while (in >> n) nodes.push_back(n);
+  }
+  if (nodes.empty()) nodes.push_back(list);  // a single plain name
+  return nodes;
 }
 
 }  // namespace gpualert::epilog

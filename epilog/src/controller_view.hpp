@@ -23,6 +23,9 @@ struct ControllerView {
   // --mail-type included ARRAY_TASKS: the owner wants each task's own message (Slurm's
   // convention); otherwise an array gets its first failure and then one digest.
   bool array_tasks_mail = false;
+  // For the live watcher of a running job: "01:00:00" / "UNLIMITED", the allocated
+  // nodes ("n[1-4]"), and the job's name (the owner's words: a label only). "" = unknown.
+  std::string time_limit, node_list, job_name;
 };
 
 // Reads one job record of `scontrol -o show job ID`. The owner writes JobName,
@@ -34,5 +37,9 @@ ControllerView parse_controller_view(const std::string& scontrol_output);
 
 // Runs scontrol; an empty view when slurmctld has forgotten the job or did not answer.
 ControllerView controller_view(std::uint32_t job);
+
+// "n[1-3],gpu7" as names in Slurm's order (scontrol show hostnames); the list itself
+// when scontrol cannot say.
+std::vector<std::string> expand_nodelist(const std::string& list);
 
 }  // namespace gpualert::epilog

@@ -23,6 +23,7 @@
 #include "gpualert/config/defaults.hpp"
 #include "gpualert/config/loader.hpp"
 #include "gpualert/config/recipient_policy.hpp"
+#include "gpualert/live/watcher.hpp"
 #include "gpualert/report/channel_posts.hpp"
 #include "gpualert/report/delivery.hpp"
 #include "gpualert/report/notify_choice.hpp"
@@ -40,6 +41,7 @@
 #include "job_logs.hpp"
 #include "job_start_view.hpp"
 #include "launch_failure.hpp"
+#include "live_watch.hpp"
 #include "notification_claim.hpp"
 #include "node_events.hpp"
 #include "output_silence.hpp"
@@ -69,19 +71,6 @@ void open_helper_log(const spool::DirFd& dir, const std::string& node) {
 void add_unique(std::vector<std::string>& to, const std::vector<std::string>& more) {
   for (const auto& a : more)
     if (std::find(to.begin(), to.end(), a) == to.end()) to.push_back(a);
-}
-
-std::vector<std::string> expand_nodelist(const std::string& list) {
-  std::vector<std::string> nodes;
-  if (list.empty()) return nodes;
-  const auto r = run_program({"scontrol", "show", "hostnames", list}, std::chrono::seconds(10));
-  if (r && WIFEXITED(r->wait_status) && WEXITSTATUS(r->wait_status) == 0) {
-    std::istringstream in(r->out);
-    std::string n;
-    while (in >> n) nodes.push_back(n);
-  }
-  if (nodes.empty()) nodes.push_back(list);  // a single plain name
-  return nodes;
 }
 
 // --job-start: the prolog's record, from the environment Slurm gives a Prolog= script.
@@ -136,9 +125,25 @@ int main(int argc, char** argv) {
                "run as slurm.conf's Prolog= instead of the plugin's job prolog: leave the job-start record "
                "(the job's GPUs, kernel-log positions, earlier GPU faults) and exit 0");
   app.add_option("--gpus-dir", gpus_dir, "where the NVIDIA driver lists the GPUs (with --job-start)");
+  bool live = false;
+  std::optional<std::uint32_t> uid;
+  std::string node;
+  app.add_flag("--live", live,
+               "watch the running job (started by the plugin's job_prolog): live alerts from the tasks' samples "
+               "until the job's epilog ends the watch");
+  app.add_option("--uid", uid, "the job's user (with --live)");
+  app.add_option("--node", node, "this node's Slurm name (with --live)");
   CLI11_PARSE(app, argc, argv);
   // A failing Prolog= drains the node: whatever happens here, the exit status is 0.
   if (job_start) return take_job_start_record(spool_path, job, gpus_dir);
+  if (live) {
+    if (!job || !uid || node.empty()) {
+      std::cerr << "gpualert-epilog --live needs --job, --uid and --node\n";
+      return 0;
+    }
+    rule.allow = config::split_patterns(allow_to);
+    return run_live_watch({spool_path, conf, to, allow_to, rule, *job, *uid, node});
+  }
 
   try {
     const auto env = read_job_env(job);
@@ -261,6 +266,8 @@ int main(int argc, char** argv) {
       note(n);
 
     JobFacts jf = job_facts(*env, acct, logs);
+    // What the live watcher already told the user while the job ran.
+    for (const auto& a : live::sent_alerts(report_path)) jf.facts.extra.emplace_back("live alert", a);
     classify::RunStatus status;
     status.exit_code = jf.exit_code;
     if (acct.final) status.slurm_state = acct.state;

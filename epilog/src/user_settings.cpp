@@ -66,6 +66,10 @@ std::vector<std::string> apply_user_file(config::Settings& settings, const JobUs
   if (c.notify) settings.notify = *c.notify, used += " notify=" + *c.notify;
   if (c.html) settings.html = *c.html, used += std::string(" html=") + (*c.html ? "yes" : "no");
   if (c.digest_window) settings.digest_window = *c.digest_window, used += " digest_window";
+  if (c.live) settings.live = *c.live, used += std::string(" live=") + (*c.live ? "yes" : "no");
+  // A user may wait longer before a stall is news, never less than the site's choice.
+  if (c.stall_after && *c.stall_after > settings.stall_after)
+    settings.stall_after = *c.stall_after, used += " stall_after";
   if (c.to && !job_named) {
     if (const auto refused = config::refuse_recipients(*c.to, rule, user_name)) {
       notes.push_back(shown + ", to not used: " + *refused);

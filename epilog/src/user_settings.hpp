@@ -1,7 +1,8 @@
 #pragma once
 // The job user's own choices for their Slurm jobs: their ~/.config/gpualert/gpualert.conf,
 // read by a child that has become the user (root never opens a path a user chose), and
-// applied on top of the site's settings: only notify, to, html and digest_window.
+// applied on top of the site's settings: only notify, to, html, digest_window, live and
+// stall_after (never shorter than the site's).
 #include <string>
 #include <vector>
 

@@ -71,7 +71,10 @@ std::vector<Alert> Conditions::observe(const Observation& o) {
   }
   // Past the command's end the verdict speaks: nothing live is said any more.
   if (edge("nan", o.alive && s.nonfinite > 0)) {
-    Alert a{"nan", "the loss is not a number since line " + std::to_string(s.first_nonfinite_line), {}, o.at};
+    Alert a{"nan",
+            limits_.line_numbers ? "the loss is not a number since line " + std::to_string(s.first_nonfinite_line)
+                                 : "the loss is not a number",
+            {}, o.at};
     a.facts.push_back(std::to_string(s.nonfinite) + " non-finite loss value(s) of " + std::to_string(s.losses));
     if (s.last_loss) a.facts.push_back("the last finite loss was " + num(*s.last_loss));
     a.facts.push_back(last);

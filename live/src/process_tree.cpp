@@ -71,4 +71,11 @@ TreeUse tree_use(pid_t root, const char* proc_dir) {
   return u;
 }
 
+std::string process_name(pid_t pid, const char* proc) {
+  std::ifstream in(std::string(proc) + "/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
 }  // namespace gpualert::live

@@ -12,7 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "alert_message.hpp"
+#include "gpualert/live/alert_message.hpp"
+#include "last_line.hpp"
 #include "gpualert/classifier/classifier.hpp"
 #include "gpualert/classifier/live_scan.hpp"
 #include "gpualert/common/durable_file.hpp"
@@ -30,22 +31,6 @@ using nlohmann::json;
 
 // At most this much new output is read per round: a flood is caught up over several.
 constexpr std::size_t kRoundBytes = 64u << 20;
-
-// The last non-empty line of what was read so far (a partial line is kept until it ends).
-struct LastLine {
-  std::string partial, line;
-  void feed(std::string_view b) {
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = b.find('\n', start)) != std::string_view::npos; start = nl + 1) {
-      partial.append(b.substr(start, nl - start));
-      const auto cr = partial.rfind('\r');  // a progress bar's last redraw
-      const std::string seg = cr == std::string::npos ? partial : partial.substr(cr + 1);
-      if (seg.find_first_not_of(" \t\r") != std::string::npos) line = one_line(seg, 200);
-      partial.clear();
-    }
-    if (partial.size() < 4096) partial.append(b.substr(start, std::min<std::size_t>(b.size() - start, 4096)));
-  }
-};
 
 json picture(const Observation& o, const Conditions& c) {
   const auto& s = o.snap;
@@ -70,19 +55,13 @@ json picture(const Observation& o, const Conditions& c) {
 
 void record_alert(const std::filesystem::path& run_dir, const Alert& a, const std::string& outcome) {
   const auto path = run_dir / "alerts.json";
-  json all = json::array();
+  std::string before;
   try {
-    std::ifstream in(path);
-    if (in) all = json::parse(in);
+    before = read_file(path);
   } catch (const std::exception&) {
-    all = json::array();
+    // none yet
   }
-  all.push_back({{"condition", a.condition},
-                 {"headline", a.headline},
-                 {"true_since", iso8601_utc(a.true_since)},
-                 {"sent_at", iso8601_utc(Clock::now())},
-                 {"delivery", outcome}});
-  write_file_atomic(path, all.dump(2) + "\n");
+  write_file_atomic(path, alerts_with(before, a, outcome));
 }
 
 }  // namespace
@@ -132,7 +111,16 @@ int watch(const WatchInput& in) {
       std::string outcome;
       try {
         config::Settings ds = s;
-        const notify::Message m = alert_message(a, in.facts, s.from, config::mail_addresses(s.to), o.at);
+        AlertContext ac;
+        ac.label = report::job_label(in.facts.command);
+        ac.host = in.facts.host;
+        ac.user = in.facts.user;
+        ac.from = s.from;
+        ac.to = config::mail_addresses(s.to);
+        ac.started = in.facts.started;
+        ac.now = o.at;
+        if (!in.facts.log.empty()) ac.log_hint = in.facts.log.string();
+        const notify::Message m = alert_message(a, ac);
         const report::Delivery d = report::deliver(m, ds);
         outcome = d.describe(ds);
       } catch (const std::exception& e) {
@@ -152,6 +140,22 @@ int watch(const WatchInput& in) {
     }
   }
   return 0;
+}
+
+std::string alerts_with(const std::string& before, const Alert& a, const std::string& outcome) {
+  json all = json::array();
+  try {
+    if (!before.empty()) all = json::parse(before);
+    if (!all.is_array()) all = json::array();
+  } catch (const std::exception&) {
+    all = json::array();
+  }
+  all.push_back({{"condition", a.condition},
+                 {"headline", a.headline},
+                 {"true_since", iso8601_utc(a.true_since)},
+                 {"sent_at", iso8601_utc(Clock::now())},
+                 {"delivery", outcome}});
+  return all.dump(2) + "\n";
 }
 
 std::vector<std::string> sent_alerts(const std::filesystem::path& run_dir) {

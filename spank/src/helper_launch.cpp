@@ -12,7 +12,11 @@
 
 namespace gpualert::spank {
 
-void launch_helper(const config::PluginArgs& args, const OptionValue& option) {
+namespace {
+
+// The helper's arguments shared by both modes: the spool, the site's file, the
+// recipients the job gave and the site's rule for them.
+std::vector<std::string> common_args(const config::PluginArgs& args, const OptionValue& option) {
   std::vector<std::string> argv = {args.helper, "--spool", args.spool, "--conf", args.conf};
   std::string to;
   for (const auto& a : option.to) to += (to.empty() ? "" : ",") + a;
@@ -29,6 +33,10 @@ void launch_helper(const config::PluginArgs& args, const OptionValue& option) {
   }
   argv.push_back("--max-to");
   argv.push_back(std::to_string(args.recipients.max));
+  return argv;
+}
+
+void spawn_detached(std::vector<std::string> argv) {
   // Built before fork: only async-signal-safe calls happen in the children.
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -56,6 +64,21 @@ void launch_helper(const config::PluginArgs& args, const OptionValue& option) {
   int st = 0;
   while (::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
   }
+}
+
+}  // namespace
+
+void launch_helper(const config::PluginArgs& args, const OptionValue& option) {
+  spawn_detached(common_args(args, option));
+}
+
+void launch_live_watcher(const config::PluginArgs& args, const OptionValue& option, std::uint32_t job, uid_t uid,
+                         const std::string& node) {
+  auto argv = common_args(args, option);
+  for (const std::string& a : {std::string("--live"), std::string("--job"), std::to_string(job), std::string("--uid"),
+                               std::to_string(uid), std::string("--node"), node})
+    argv.push_back(a);
+  spawn_detached(std::move(argv));
 }
 
 }  // namespace gpualert::spank

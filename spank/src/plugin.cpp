@@ -22,6 +22,7 @@ SPANK_PLUGIN(gpualert, 1)
 #include <optional>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -48,6 +49,7 @@ OptionValue g_option;      // what --gpualert said in this process's context
 int g_log_fd = -1;         // task child: opened as root, used by task_init
 std::uint64_t g_head = 0, g_tail = 0;  // this task's share of the job's log budget
 int g_streams_fd = -1;
+int g_live_fd = -1;        // task child: the live sample the tee keeps for the live watcher
 std::string g_started;
 std::vector<gpualert::spool::TaskRecord> g_tasks;  // slurmstepd: filled by task_exit
 uid_t g_job_uid = 0;   // slurmstepd: the job's user, for the recipient rule
@@ -216,6 +218,11 @@ void open_task_log(spank_t sp) {
   // (the task's parent is this step's slurmstepd: the same run tag exit() uses)
   std::string streams_used;
   g_streams_fd = gpualert::spool::create_owned_file(*dir, streams, uid, gid, streams_used, why);
+  // "x.log" -> "x.NODE.live": the node names it, for a spool that several nodes share.
+  std::string live = used;
+  live.replace(live.rfind(".log"), 4, "." + gpualert::spool::safe_component(node_name(sp)) + ".live");
+  std::string live_used;
+  g_live_fd = gpualert::spool::create_owned_file(*dir, live, uid, gid, live_used, why);
   ::fsync(g_log_fd);
   ::fsync(dir->get());
 }
@@ -284,6 +291,38 @@ void write_job_start(spank_t sp) {
   std::string why;
   if (!gpualert::spool::leave_job_start(g_args.spool, in, why))
     problem("no job-start record for job " + std::to_string(job) + ": " + why);
+}
+
+// The name of the marker that ends this node's live watcher of the job.
+std::string live_end_name(spank_t sp) { return "live-end." + gpualert::spool::safe_component(node_name(sp)); }
+
+// job_prolog: the job's live watcher on this node (it reads the tasks' samples and
+// stays only on the job's first node). The end marker of an earlier run of the same
+// job (a requeue) is taken away first, here, before any of this run's steps.
+void start_live_watcher(spank_t sp) {
+  uint32_t job = 0;
+  uid_t uid = 0;
+  if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_UID, &uid)) return;
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  auto dir = spool ? bind_job_dir(*spool, job, uid) : std::nullopt;
+  if (!dir) return;
+  if (::unlinkat(dir->get(), live_end_name(sp).c_str(), 0) != 0 && errno != ENOENT)
+    gpualert::spool::admin_log(*spool, "job " + std::to_string(job) + ": stale live end marker: " + std::strerror(errno));
+  gpualert::spank::launch_live_watcher(g_args, g_option, job, uid, node_name(sp));
+}
+
+// job_epilog: the job is over on this node; its live watcher sees the marker and ends.
+void end_live_watch(spank_t sp) {
+  uint32_t job = 0;
+  uid_t uid = 0;
+  if (!item(sp, S_JOB_ID, &job) || !item(sp, S_JOB_UID, &uid)) return;
+  std::string why;
+  auto spool = gpualert::spool::open_spool_root(g_args.spool, why);
+  auto dir = spool ? gpualert::spool::open_job_dir(*spool, job, uid, false, why) : std::nullopt;
+  if (!dir) return;
+  const int fd = ::openat(dir->get(), live_end_name(sp).c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
 }
 
 // The plugin is built against one Slurm release (the SPANK ABI and the spool
@@ -375,9 +414,9 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char** av) {
 int slurm_spank_task_init(spank_t sp, int, char**) {
   return guarded(sp, "task_init", [&] {
     if (g_log_fd < 0) return;
-    const int log = g_log_fd, streams = g_streams_fd;
-    g_log_fd = g_streams_fd = -1;
-    if (!gpualert::spank::start_task_tee(log, streams, g_head, g_tail, g_args.spool_floor))
+    const int log = g_log_fd, streams = g_streams_fd, live = g_live_fd;
+    g_log_fd = g_streams_fd = g_live_fd = -1;
+    if (!gpualert::spank::start_task_tee(log, streams, live, g_head, g_tail, g_args.spool_floor))
       problem(std::string("could not start the output tee (") + std::strerror(errno) + "); output is not captured");
   });
 }
@@ -403,13 +442,13 @@ int slurm_spank_exit(spank_t sp, int ac, char** av) {
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
   return guarded(sp, "job_prolog", ac, av, [&] {
-    if (!g_args.prolog) return;
     // Taken for every job the plugin may watch: a step can still ask with
     // srun --gpualert, which the prolog cannot know yet. Not for --gpualert=off.
     char* arg = nullptr;
     if (spank_option_getopt(sp, &g_spank_option, &arg) == ESPANK_SUCCESS) option_callback(0, arg, 1);
     if (g_option.given && g_option.off) return;
-    write_job_start(sp);
+    if (g_args.prolog) write_job_start(sp);
+    start_live_watcher(sp);
   });
 }
 
@@ -419,6 +458,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
     // arguments were read again just before (guarded).
     uid_t uid = 0;
     if (item(sp, S_JOB_UID, &uid)) g_job_uid = uid;
+    end_live_watch(sp);
     // The epilog's own environment names the job's partition (Slurm sets it for epilogs).
     if (const char* part = getenv("SLURM_JOB_PARTITION")) g_partition = part;
     char* arg = nullptr;

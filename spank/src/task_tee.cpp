@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "capped_log.hpp"
+#include "live_sample.hpp"
 #include "gpualert/runner/destination.hpp"
 #include "gpualert/runner/log_writer.hpp"
 #include "gpualert/runner/tee.hpp"
@@ -47,7 +48,7 @@ struct Stream {
 enum class Got { Data, Nothing, End };
 
 // One read, forwarded to the real fd first, then to the log.
-Got pump(Stream& s, CappedLog& log, std::string& buf, std::vector<std::string>& notes) {
+Got pump(Stream& s, CappedLog& log, LiveSample& sample, std::string& buf, std::vector<std::string>& notes) {
   ssize_t got;
   do got = ::read(s.fd, buf.data(), buf.size());
   while (got < 0 && errno == EINTR);
@@ -58,6 +59,7 @@ Got pump(Stream& s, CappedLog& log, std::string& buf, std::vector<std::string>& 
     notes.push_back(std::string("[gpualert] ") + s.name + " could not be written (" + std::strerror(errno) +
                     "); the program's pipe was closed so it sees the same error\n");
   log.append(s.tag, chunk);
+  sample.feed(chunk, LiveSample::Clock::now());
   if (out_ok) return Got::Data;
   ::close(s.fd);  // EOF, read error, or a broken real fd: the program gets EPIPE next
   s.open = false;
@@ -66,14 +68,14 @@ Got pump(Stream& s, CappedLog& log, std::string& buf, std::vector<std::string>& 
 
 // The step is over: take what is already in the pipes, briefly, then stop even
 // if some process outside the step still holds a write end.
-void drain(Stream* s, int n, CappedLog& log, std::string& buf, std::vector<std::string>& notes) {
+void drain(Stream* s, int n, CappedLog& log, LiveSample& sample, std::string& buf, std::vector<std::string>& notes) {
   const auto until = std::chrono::steady_clock::now() + kDrainFor;
   for (int i = 0; i < n; ++i)
     if (s[i].open) ::fcntl(s[i].fd, F_SETFL, ::fcntl(s[i].fd, F_GETFL) | O_NONBLOCK);
   for (bool more = true; more && std::chrono::steady_clock::now() < until;) {
     more = false;
     for (int i = 0; i < n; ++i)
-      if (s[i].open && pump(s[i], log, buf, notes) == Got::Data) more = true;
+      if (s[i].open && pump(s[i], log, sample, buf, notes) == Got::Data) more = true;
   }
   for (int i = 0; i < n; ++i)
     if (s[i].open)
@@ -82,7 +84,7 @@ void drain(Stream* s, int n, CappedLog& log, std::string& buf, std::vector<std::
 }
 
 // Copies until every stream is at EOF or, when STEPD >= 0, slurmstepd exits.
-void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>& notes) {
+void copy(Stream* s, int n, int stepd, CappedLog& log, LiveSample& sample, std::vector<std::string>& notes) {
   std::string buf(256 * 1024, '\0');
   for (;;) {
     pollfd fds[3];
@@ -96,14 +98,17 @@ void copy(Stream* s, int n, int stepd, CappedLog& log, std::vector<std::string>&
     if (k == 0) return;
     const nfds_t streams = k;
     if (stepd >= 0) fds[k++] = {stepd, POLLIN, 0};
-    if (::poll(fds, k, -1) < 0) {
+    // Sleeps until output, or until the live sample's pending lines are due.
+    const int got = ::poll(fds, k, sample.wait_ms(LiveSample::Clock::now()));
+    if (got < 0) {
       if (errno == EINTR) continue;
       return;
     }
+    if (got == 0) sample.flush(LiveSample::Clock::now());
     for (nfds_t j = 0; j < streams; ++j)
-      if (fds[j].revents & (POLLIN | POLLHUP | POLLERR)) pump(s[map[j]], log, buf, notes);
+      if (fds[j].revents & (POLLIN | POLLHUP | POLLERR)) pump(s[map[j]], log, sample, buf, notes);
     if (stepd >= 0 && fds[streams].revents != 0) {
-      drain(s, n, log, buf, notes);
+      drain(s, n, log, sample, buf, notes);
       return;
     }
   }
@@ -127,7 +132,7 @@ SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
 // The tee itself: a grandchild of the task in its own session, so the user's
 // program can neither reap it (it is not its child) nor signal it with its
 // process group. It ends at EOF on every pipe or when slurmstepd exits.
-[[noreturn]] void run_tee(Stream* s, int n, int stepd, int log_fd, int streams_fd, std::uint64_t head,
+[[noreturn]] void run_tee(Stream* s, int n, int stepd, int log_fd, int streams_fd, int live_fd, std::uint64_t head,
                           std::uint64_t tail, std::uint64_t floor, const std::vector<std::string>& first_notes) {
   // SIGTERM/SIGINT/SIGHUP go to the whole step at cancel time; the tee must
   // outlive the task long enough to forward its last bytes (EOF ends it; a
@@ -137,7 +142,7 @@ SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
   ::prctl(PR_SET_NAME, "gpualert-tee", 0, 0, 0);
   // Keep only what the tee needs: the pipes, slurmstepd's pidfd, the log.
   for (int fd = 3; fd < 1024; ++fd) {
-    bool keep = fd == log_fd || fd == streams_fd || fd == stepd;
+    bool keep = fd == log_fd || fd == streams_fd || fd == live_fd || fd == stepd;
     for (int i = 0; i < n; ++i) keep = keep || fd == s[i].fd;
     if (!keep) ::close(fd);
   }
@@ -155,7 +160,9 @@ SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
     for (const auto& note : first_notes) log.append(StreamTag::Gpualert, note);
     std::vector<std::string> notes;
     CappedLog capped(log, head, tail, spool_guard(log_fd, floor));
-    copy(s, n, stepd, capped, notes);
+    LiveSample sample(live_fd);
+    copy(s, n, stepd, capped, sample, notes);
+    sample.flush(LiveSample::Clock::now(), true);
     capped.finish();
     for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
     log.finish();
@@ -170,7 +177,7 @@ void close_all(std::initializer_list<int> fds) {
 
 }  // namespace
 
-bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes,
+bool start_task_tee(int log_fd, int streams_fd, int live_fd, std::uint64_t head_bytes, std::uint64_t tail_bytes,
                     std::uint64_t spool_floor) {
   const bool tty[2] = {::isatty(STDOUT_FILENO) == 1, ::isatty(STDERR_FILENO) == 1};
   std::vector<std::string> notes;
@@ -182,6 +189,7 @@ bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::u
     runner::LogWriter log(log_fd, streams_fd);
     for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
     log.finish();
+    if (live_fd >= 0) ::close(live_fd);
     return true;
   }
   // One open file behind both fds (-o without -e, 2>&1): one pipe keeps the
@@ -197,7 +205,7 @@ bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::u
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) {
       const int e = errno;
-      close_all({s[0].fd, wr[0], log_fd, streams_fd});
+      close_all({s[0].fd, wr[0], log_fd, streams_fd, live_fd});
       errno = e;
       return false;
     }
@@ -218,13 +226,13 @@ bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes, std::u
     const pid_t tee = ::fork();
     if (tee != 0) ::_exit(tee < 0 ? 1 : 0);  // the middle process only detaches the tee
     close_all({wr[0], wr[1]});
-    run_tee(s, n, stepd, log_fd, streams_fd, head_bytes, tail_bytes, spool_floor, notes);
+    run_tee(s, n, stepd, log_fd, streams_fd, live_fd, head_bytes, tail_bytes, spool_floor, notes);
   }
   const int fork_errno = errno;
   int st = 0;
   while (mid > 0 && ::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
   }
-  close_all({s[0].fd, s[1].fd, stepd, log_fd, streams_fd});
+  close_all({s[0].fd, s[1].fd, stepd, log_fd, streams_fd, live_fd});
   if (mid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     close_all({wr[0], wr[1]});
     errno = mid < 0 ? fork_errno : ECHILD;

@@ -19,7 +19,8 @@ inline constexpr std::uint64_t kDefaultLogTailBytes = 8u << 20;
 // SPOOL_FLOOR: free space in the spool that the log leaves to other jobs once it
 // has its first 256 KiB (see SpaceGuard); 0 = a quarter of the spool's file
 // system, at most 64 MiB.
-bool start_task_tee(int log_fd, int streams_fd, std::uint64_t head_bytes = kDefaultLogHeadBytes,
+// LIVE_FD (-1: none): the task's live sample for the live watcher (see LiveSample).
+bool start_task_tee(int log_fd, int streams_fd, int live_fd = -1, std::uint64_t head_bytes = kDefaultLogHeadBytes,
                     std::uint64_t tail_bytes = kDefaultLogTailBytes, std::uint64_t spool_floor = 0);
 
 }  // namespace gpualert::spank

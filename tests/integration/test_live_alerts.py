@@ -32,6 +32,15 @@ for s in range(1, 41):
     time.sleep(0.1)
 """
 
+DIVERGES = r"""
+import time
+for s in range(1, 41):
+    loss = 3.0 / s if s <= 10 else 0.3 * 1.15 ** (s - 10)
+    print(f"step {s}/1000 | loss {loss:.4f}", flush=True)
+    time.sleep(0.1)
+time.sleep(1)
+"""
+
 STEADY = r"""
 import time
 for s in range(1, 9):
@@ -61,7 +70,10 @@ class LiveAlerts(GpualertCase):
         final = [m for m in msgs if not m["X-Gpualert-Live"]]
         self.assertEqual(len(final), 1, r.stderr.decode())
         alerts_path = os.path.join(self.tmp, "run", "alerts.json")
-        alerts = json.load(open(alerts_path)) if os.path.exists(alerts_path) else []
+        alerts = []
+        if os.path.exists(alerts_path):
+            with open(alerts_path) as f:
+                alerts = json.load(f)
         return r, live, final[0], alerts, arrived, (t0, ended)
 
     def latency(self, alert, accepted_at):
@@ -96,6 +108,17 @@ class LiveAlerts(GpualertCase):
         self.assertIn("the last finite loss was 0.3", body)
         self.assertEqual(final["X-Gpualert-Class"], "nan_loss")
         print("\nNaN alert latency (first NaN line -> accepted by the relay): %.2f s"
+              % self.latency(alerts[0], arrived[i]), file=sys.stderr)
+
+    def test_a_loss_that_climbs_from_its_low_alerts_once(self):
+        r, live, final, alerts, arrived, (t0, ended) = self.run_live(DIVERGES, "--stall-after", "60")
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual([m["X-Gpualert-Live"] for _, m in live], ["divergence"], "one alert for a steady climb")
+        i, m = live[0]
+        self.assertLess(arrived[i], ended - 0.5, "sent while the command still ran")
+        body = m.get_body(("plain",)).get_content()
+        self.assertRegex(body, r"the loss rose from its low of 0\.3\d* to \d")
+        print("\ndivergence alert latency (seen -> accepted by the relay): %.2f s"
               % self.latency(alerts[0], arrived[i]), file=sys.stderr)
 
     def test_a_pace_that_cannot_finish_in_the_limit(self):

@@ -725,6 +725,75 @@ class PluginOnRealSlurm(unittest.TestCase):
                         with open(path, "rb") as fh:
                             self.assertNotIn(secret.encode(), fh.read(), path)
 
+    def test_19_live_alerts_while_jobs_run(self):
+        # Five real jobs under sbatch --gpualert at once, with short windows: a job that goes
+        # silent, one whose loss turns NaN and goes on, one whose loss climbs from its low,
+        # one whose pace cannot reach its total within its one-minute limit, and a steady one.
+        # The tee's live samples in the spool feed the job's watcher (started by job_prolog);
+        # each alert arrives while the job still runs, exactly once; the steady job gets none.
+        train = (
+            "import sys, time\n"
+            "kind = sys.argv[1]\n"
+            "if kind == 'stall':\n"
+            "    print('step 3/100 | loss 1.0000', flush=True); time.sleep(16)\n"
+            "for s in range(1, 61):\n"
+            "    if kind == 'nan': loss = 'nan' if s > 12 else '%.4f' % (3.0 / s)\n"
+            "    elif kind == 'diverge': loss = '%.4f' % (3.0 / s if s <= 10 else 0.3 * 1.15 ** (s - 10))\n"
+            "    else: loss = '%.4f' % (3.0 / s)\n"
+            "    total = 3000 if kind == 'slow' else 60\n"
+            "    print('step %d/%d | loss %s' % (s, total, loss), flush=True)\n"
+            "    time.sleep(0.25)\n")
+        script = job_script("live_train.py", train)
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        kinds = ("stall", "nan", "diverge", "slow", "steady")
+        jobs = {}
+        try:
+            with open(state["conf"], "a") as f:
+                f.write("stall_after = 5s\nlive_interval = 1s\n")
+            for kind in kinds:
+                limit = "--time=1 " if kind == "slow" else ""
+                p = as_user("sbatch --parsable --gpualert=alice@example.org %s-o /dev/null --wrap '%s %s %s'"
+                            % (limit, PYTHON, script, kind), check=True)
+                jobs[kind] = job_id(p.stdout.decode())
+            for kind in kinds:
+                self.assertEqual(sacct(jobs[kind]), ("COMPLETED", "0:0"), kind)
+            got = {kind: messages_for(jobs[kind], want=1 if kind == "steady" else 2) for kind in kinds}
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
+        expect = {"stall": "stall", "nan": "nan", "diverge": "divergence", "slow": "wont_finish"}
+        for kind in kinds:
+            jid = jobs[kind]
+            live = [m for m in got[kind] if m["X-Gpualert-Live"]]
+            final = [m for m in got[kind] if not m["X-Gpualert-Live"]]
+            self.assertEqual(len(final), 1, "%s: one final message" % kind)
+            want = [expect[kind]] if kind in expect else []
+            self.assertEqual([m["X-Gpualert-Live"] for m in live], want, kind)
+            if not want:
+                continue
+            m = live[0]
+            self.assertIn("[gpualert] LIVE %s: job %d" % (want[0], jid), m["Subject"])
+            body = m.get_body(("plain",)).get_content()
+            self.assertIn("scancel %d" % jid, body)
+            self.assertIn("live alert:", final[0].get_body(("plain",)).get_content(), kind)
+            with open(os.path.join(SPOOL, "jobs", str(jid), "alerts.json")) as f:
+                alert = json.load(f)[0]
+            true_since = time.mktime(time.strptime(alert["true_since"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+            sent_at = time.mktime(time.strptime(alert["sent_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+            end = sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "End"]).stdout.decode().strip()
+            ended = time.mktime(time.strptime(end, "%Y-%m-%dT%H:%M:%S"))
+            self.assertLess(sent_at, ended, "%s: the alert went out while the job still ran" % kind)
+            print("\n  job %d (%s): live alert latency (condition true -> handed to the outbox) %.0f s"
+                  % (jid, kind, sent_at - true_since), flush=True)
+            if kind == "stall":
+                self.assertIn("no output for", body)
+                self.assertIn("'step 3/100 | loss 1.0000'", body)
+                self.assertIn("idle", body)
+            if kind == "slow":
+                self.assertIn("will not finish within its time limit", body)
+                self.assertIn("the limit is 60 s", body)
+
     def test_98_a_plugin_built_for_another_release_stays_off(self):
         # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as
         # without it (the option is still accepted), no message, one clear line each

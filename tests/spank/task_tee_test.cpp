@@ -59,7 +59,7 @@ class TaskTee : public ::testing::Test {
              std::uint64_t tail = gpualert::spank::kDefaultLogTailBytes) const {
     const int log = ::open(path("task.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     const int idx = ::open(path("task.streams").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    return log >= 0 && idx >= 0 && start_task_tee(log, idx, head, tail);
+    return log >= 0 && idx >= 0 && start_task_tee(log, idx, -1, head, tail);
   }
 
   // Pids of processes that hold the task log open: the tee, while it runs.

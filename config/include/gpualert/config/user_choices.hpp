@@ -15,6 +15,8 @@ struct UserChoices {
   std::optional<std::vector<std::string>> to;       // addresses and channels
   std::optional<bool> html;
   std::optional<std::chrono::milliseconds> digest_window;
+  std::optional<bool> live;                          // live alerts while the job runs
+  std::optional<std::chrono::milliseconds> stall_after;
   std::vector<std::string> notes;  // "line 3: smtp_url is the site's to set; ignored", bad values
 };
 

@@ -28,6 +28,8 @@ struct Limits {
   Clock::time_point started;
   std::chrono::milliseconds stall_after{30 * 60 * 1000};
   std::chrono::milliseconds time_limit{0};  // 0: none known
+  // Whether the snapshot's line numbers are the log's (the Slurm watcher reads a sample).
+  bool line_numbers = true;
 };
 
 struct Alert {

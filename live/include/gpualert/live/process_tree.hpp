@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <string>
 
 namespace gpualert::live {
 
@@ -13,5 +14,8 @@ struct TreeUse {
 };
 
 TreeUse tree_use(pid_t root, const char* proc = "/proc");
+
+// The process's name as the kernel keeps it (/proc/PID/comm); empty when it is gone.
+std::string process_name(pid_t pid, const char* proc = "/proc");
 
 }  // namespace gpualert::live

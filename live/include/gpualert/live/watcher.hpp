@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "gpualert/config/settings.hpp"
+#include "gpualert/live/conditions.hpp"
 #include "gpualert/report/run_facts.hpp"
 
 namespace gpualert::live {
@@ -21,6 +22,10 @@ struct WatchInput {
 
 // Returns 0; every problem goes to stderr (the run directory's watch.log).
 int watch(const WatchInput& in);
+
+// The alerts file (alerts.json) after one more alert: BEFORE is its text so far ("" or
+// unreadable: a fresh list), OUTCOME what delivery said.
+std::string alerts_with(const std::string& before, const Alert& a, const std::string& outcome);
 
 // What the final message says of the live alerts a run had (alerts.json in RUN_DIR):
 // one line per alert, empty when there were none.
