@@ -58,7 +58,8 @@ std::optional<live::Alert> alert_from(const std::string& line) {
     const json j = json::parse(line);
     live::Alert a;
     a.condition = j.at("condition").get<std::string>();
-    if (a.condition != "stall" && a.condition != "nan" && a.condition != "divergence" && a.condition != "wont_finish")
+    if (a.condition != "stall" && a.condition != "nan" && a.condition != "divergence" && a.condition != "wont_finish" &&
+        a.condition != "capture_lost")
       return std::nullopt;
     a.headline = one_line(j.at("headline").get<std::string>(), 200);
     for (const auto& f : j.at("facts")) {
@@ -227,7 +228,9 @@ int run_live_watch(const LiveWatchArgs& args) {
         std::string outcome;
         try {
           config::Settings ds = settings;
-          const report::Delivery d = report::deliver(live::alert_message(*a, ac), ds);
+          const notify::Message m = live::alert_message(*a, ac);
+          const report::Delivery d =
+              report::deliver(m, ds, {}, live::alert_posts(*a, ac, config::channels(settings.to), m));
           outcome = d.describe(ds);
         } catch (const std::exception& e) {
           outcome = std::string("not sent: ") + e.what();

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gpualert/common/text.hpp"
+#include "gpualert/report/channel_posts.hpp"
 
 namespace gpualert::live {
 
@@ -29,8 +30,21 @@ notify::Message alert_message(const Alert& a, const AlertContext& c) {
   for (const auto& h : c.headers) m.extra_headers.push_back(h);
   m.record = {{"class", "live:" + a.condition}, {"status", "LIVE"}, {"node", c.host}, {"label", label},
               {"evidence", a.headline}};
+  if (!c.user.empty()) m.record["user"] = c.user;
   for (const auto& [k, v] : c.record) m.record[k] = v;
   return m;
+}
+
+std::vector<notify::Message> alert_posts(const Alert& a, const AlertContext& c, const std::vector<std::string>& channels,
+                                         const notify::Message& mail) {
+  report::Notice n;
+  n.title = mail.subject;
+  n.kind = "live:" + a.condition;
+  n.headline = one_line(c.label, 120) + (c.host.empty() ? "" : " on " + c.host) + ": " + a.headline;
+  n.lines = a.facts;
+  n.lines.insert(n.lines.end(), c.more_facts.begin(), c.more_facts.end());
+  n.lines.push_back("still running: a warning, not its verdict");
+  return report::build_notice_posts(n, channels, mail);
 }
 
 }  // namespace gpualert::live

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +31,33 @@ struct Sample {
   std::unique_ptr<classify::LiveScan> scan;
   LastLine last;
   Clock::time_point grew{};  // when new lines last arrived (epoch: never)
+  bool tee_seen = false;     // the tee held its lock at some look
+  bool tee_lost = false;     // ... and later did not, while the step ran
 };
+
+// The tee holds a shared lock on its sample while it runs, and turns the sample read-only
+// when it ends by itself: the lock free on a writable sample while the step still runs
+// means the tee died (killed, crashed) and the task's output is not watched.
+bool tee_died(Sample& s) {
+  if (s.tee_lost) return false;
+  if (::flock(s.fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    s.tee_seen = true;
+    return false;
+  }
+  ::flock(s.fd.get(), LOCK_UN);
+  if (!s.tee_seen) return false;  // not started yet (the file is made before the tee)
+  // A tee that ended by itself turned its sample read-only first.
+  struct stat st {};
+  if (::fstat(s.fd.get(), &st) == 0 && (st.st_mode & S_IWUSR) == 0) return false;
+  s.tee_lost = true;
+  return true;
+}
+
+// The task a sample belongs to, for people: "batch.task0".
+std::string task_of(const std::string& name) {
+  const auto p = name.find(".p");
+  return p == std::string::npos ? name : name.substr(0, p);
+}
 
 bool digits(const std::string& s) {
   return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -156,8 +183,16 @@ void watch_job(const JobWatch& w, const std::function<void(const Alert&)>& emit,
     o.at = now;
     o.last_output = w.started;
     std::vector<pid_t> writers;
+    std::vector<Alert> lost;
     for (auto& [name, s] : samples) {
       look(s, now, buf);
+      if (writer_alive(w, s.writer) && tee_died(s))
+        lost.push_back({"capture_lost", "gpualert's capture of " + task_of(name) + " stopped while its step runs",
+                        {"its output is no longer copied to the job's files nor kept by gpualert; the task's writes "
+                         "to it fail from here",
+                         "the live alerts cannot see this task any more; the final message has what was kept"},
+                        now});
+      if (s.tee_lost) continue;
       if (s.grew > o.last_output) {
         o.last_output = s.grew;
         o.last_line = s.last.line;
@@ -186,6 +221,7 @@ void watch_job(const JobWatch& w, const std::function<void(const Alert&)>& emit,
     if (o.alive)
       for (const Alert& a : held) emit(a);
     held = cond.observe(o);
+    for (const Alert& a : lost) emit(a);  // seen with the step alive: nothing to confirm
     if (round) {
       JobRound r{o, samples.size(), {}};
       for (const auto& a : cond.fired()) r.alerts.push_back(a.condition);

@@ -121,7 +121,7 @@ int watch(const WatchInput& in) {
         ac.now = o.at;
         if (!in.facts.log.empty()) ac.log_hint = in.facts.log.string();
         const notify::Message m = alert_message(a, ac);
-        const report::Delivery d = report::deliver(m, ds);
+        const report::Delivery d = report::deliver(m, ds, {}, alert_posts(a, ac, config::channels(s.to), m));
         outcome = d.describe(ds);
       } catch (const std::exception& e) {
         outcome = std::string("not sent: ") + e.what();

@@ -129,8 +129,12 @@ std::string json_payload(const classify::Verdict& v, const RunFacts& f, const no
   return dump(j);
 }
 
-std::vector<notify::Message> build_posts(const classify::Verdict& v, const RunFacts& f,
-                                         const std::vector<std::string>& channels, const notify::Message& mail) {
+namespace {
+
+// One post per channel, its payload made by PAYLOAD(kind); the mail's headers and record.
+template <typename F>
+std::vector<notify::Message> posts_for(const std::vector<std::string>& channels, const notify::Message& mail,
+                                       F&& payload) {
   std::vector<notify::Message> out;
   for (const auto& ch : channels) {
     const std::string kind = config::channel_kind(ch);
@@ -142,11 +146,59 @@ std::vector<notify::Message> build_posts(const classify::Verdict& v, const RunFa
     m.extra_headers = mail.extra_headers;
     m.record = mail.record;
     m.channel = ch;
-    m.payload = kind == "teams" ? teams_payload(v, f, mail) : kind == "webhook" ? json_payload(v, f, mail)
-                                                                                : slack_payload(v, f, mail);
+    m.payload = payload(kind);
     out.push_back(std::move(m));
   }
   return out;
+}
+
+std::string notice_payload(const Notice& n, const std::string& kind, const notify::Message& mail) {
+  const std::string job = record(mail, "job");
+  std::string lines;
+  for (const auto& l : n.lines) lines += (lines.empty() ? "" : "\n") + ("- " + printable_utf8(l));
+  if (kind == "webhook")
+    return dump({{"gpualert", 1}, {"subject", n.title}, {"status", "LIVE"}, {"kind", n.kind}, {"job", job},
+                 {"user", record(mail, "user")}, {"host", record(mail, "node")}, {"headline", n.headline},
+                 {"facts", n.lines}});
+  if (kind == "teams") {
+    json facts = json::array({{{"title", "Whose move"}, {"value", who_acts(n.attribution)}}});
+    if (!job.empty()) facts.push_back({{"title", "Slurm job"}, {"value", job}});
+    const json card = {{"$schema", "http://adaptivecards.io/schemas/adaptive-card.json"},
+                       {"type", "AdaptiveCard"},
+                       {"version", "1.4"},
+                       {"body", json::array({{{"type", "TextBlock"}, {"text", n.title}, {"weight", "Bolder"},
+                                              {"wrap", true}, {"color", "Warning"}},
+                                             {{"type", "TextBlock"}, {"text", cut(n.headline, 500)}, {"wrap", true}},
+                                             {{"type", "TextBlock"}, {"text", cut(lines, 1500)}, {"wrap", true}},
+                                             {{"type", "FactSet"}, {"facts", facts}}})}};
+    return dump({{"type", "message"},
+                 {"attachments", json::array({{{"contentType", "application/vnd.microsoft.card.adaptive"},
+                                               {"contentUrl", nullptr},
+                                               {"content", card}}})}});
+  }
+  json fields = json::array({{{"title", "Whose move"}, {"value", slack_escape(who_acts(n.attribution))}, {"short", false}}});
+  if (!job.empty()) fields.push_back({{"title", "Slurm job"}, {"value", job}, {"short", true}});
+  return dump({{"text", slack_escape(n.title)},
+               {"attachments", json::array({{{"color", whose_move(n.attribution).colour},
+                                             {"fallback", slack_escape(n.title)},
+                                             {"title", slack_escape(n.headline)},
+                                             {"text", cut(slack_escape(lines), kPostTextMax)},
+                                             {"fields", fields}}})}});
+}
+
+}  // namespace
+
+std::vector<notify::Message> build_posts(const classify::Verdict& v, const RunFacts& f,
+                                         const std::vector<std::string>& channels, const notify::Message& mail) {
+  return posts_for(channels, mail, [&](const std::string& kind) {
+    return kind == "teams" ? teams_payload(v, f, mail) : kind == "webhook" ? json_payload(v, f, mail)
+                                                                           : slack_payload(v, f, mail);
+  });
+}
+
+std::vector<notify::Message> build_notice_posts(const Notice& n, const std::vector<std::string>& channels,
+                                                const notify::Message& mail) {
+  return posts_for(channels, mail, [&](const std::string& kind) { return notice_payload(n, kind, mail); });
 }
 
 }  // namespace gpualert::report

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -140,6 +141,9 @@ SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(sig, SIG_IGN);
   // Its own name, so that ps shows an admin what it is (it was forked from slurmstepd).
   ::prctl(PR_SET_NAME, "gpualert-tee", 0, 0, 0);
+  // Held for the tee's life: the live watcher tells a tee that died from one that
+  // runs by whether it can take this lock.
+  if (live_fd >= 0) ::flock(live_fd, LOCK_SH);
   // Keep only what the tee needs: the pipes, slurmstepd's pidfd, the log.
   for (int fd = 3; fd < 1024; ++fd) {
     bool keep = fd == log_fd || fd == streams_fd || fd == live_fd || fd == stepd;
@@ -163,6 +167,8 @@ SpaceGuard spool_guard(int log_fd, std::uint64_t floor) {
     LiveSample sample(live_fd);
     copy(s, n, stepd, capped, sample, notes);
     sample.flush(LiveSample::Clock::now(), true);
+    // A tee that ends by itself (EOF, the step's end) says so: its sample turns read-only.
+    if (live_fd >= 0) ::fchmod(live_fd, 0400);
     capped.finish();
     for (const auto& note : notes) log.append(StreamTag::Gpualert, note);
     log.finish();

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from harness import GpualertCase, SmtpServer
+from harness import GpualertCase, SmtpServer, WebhookServer
 
 SILENT = r"""
 import time
@@ -120,6 +120,31 @@ class LiveAlerts(GpualertCase):
         self.assertRegex(body, r"the loss rose from its low of 0\.3\d* to \d")
         print("\ndivergence alert latency (seen -> accepted by the relay): %.2f s"
               % self.latency(alerts[0], arrived[i]), file=sys.stderr)
+
+    def test_a_live_alert_reaches_the_chat_channels_the_run_names(self):
+        script = os.path.join(self.tmp, "train.py")
+        with open(script, "w") as f:
+            f.write(NAN_KEEPS_GOING)
+        with WebhookServer(self.tmp) as hooks:
+            path = os.path.join(self.tmp, "channels.conf")
+            with open(path, "w") as f:
+                f.write("slack:team-ml %s\nwebhook:tickets %s\n" % (hooks.url("/services/T/B/live"), hooks.url("/t")))
+            os.chmod(path, 0o600)
+            r = self.gpualert(["--to", "slack:team-ml,webhook:tickets", "--stall-after", "60"],
+                              ["/usr/bin/python3", script],
+                              env={"GPUALERT_LIVE_INTERVAL": "0.25", "GPUALERT_CHANNELS_FILE": path})
+            posts = hooks.posts()
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        live = [p for p in posts if "LIVE" in p["body"]]
+        self.assertEqual(sorted(p["path"] for p in live), ["/services/T/B/live", "/t"], r.stderr.decode())
+        slack = [p for p in live if p["path"] != "/t"][0]["json"]
+        self.assertIn("[gpualert] LIVE nan: train.py", slack["text"])
+        att = slack["attachments"][0]
+        self.assertIn("the loss is not a number since line 11", att["title"])
+        self.assertIn("the last finite loss was 0.3", att["text"])
+        hook = [p for p in live if p["path"] == "/t"][0]["json"]
+        self.assertEqual((hook["status"], hook["kind"]), ("LIVE", "live:nan"))
+        self.assertEqual(len(posts), 4, "the live alert and the verdict, on each channel")
 
     def test_a_pace_that_cannot_finish_in_the_limit(self):
         r, live, final, alerts, arrived, _ = self.run_live(TOO_SLOW, "--stall-after", "60", "--time-limit", "20")

@@ -5,6 +5,7 @@
 #include "gpualert/live/job_watch.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +149,66 @@ TEST(JobWatch, AnEarlierRunsSampleAndAnotherNodesAreIgnored) {
   Watching r(watch_of(d));
   std::this_thread::sleep_for(800ms);
   EXPECT_TRUE(r.conditions().empty()) << "no live task of this node: nothing to say, not even a stall";
+  d.append("live-end.n1", "");
+  r.t.join();
+}
+
+// A stand-in for the tee: a process that holds a shared lock on the sample until killed.
+struct Tee {
+  pid_t pid = -1;
+  explicit Tee(const fs::path& sample) {
+    int ready[2];
+    if (::pipe(ready) != 0) return;
+    pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(sample.c_str(), O_WRONLY | O_APPEND);
+      ::flock(fd, LOCK_SH);
+      [[maybe_unused]] const auto n = ::write(ready[1], "x", 1);
+      ::pause();
+      ::_exit(0);
+    }
+    char c;
+    [[maybe_unused]] const auto n = ::read(ready[0], &c, 1);
+    ::close(ready[0]);
+    ::close(ready[1]);
+  }
+  void kill() {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = -1;
+  }
+  ~Tee() {
+    if (pid > 0) kill();
+  }
+};
+
+TEST(JobWatch, ATeeThatDiesWhileItsStepRunsIsSaidOnce) {
+  JobDir d;
+  Writer stepd;
+  const std::string name = "3.task1.p" + std::to_string(stepd.pid) + ".n1.live";
+  d.append(name, "step 1/100 loss 2.0\n");
+  Tee tee(d.path / name);
+  // Another task's tee ends by itself (its sample turned read-only): not news.
+  const std::string done = "3.task2.p" + std::to_string(stepd.pid) + ".n1.live";
+  d.append(done, "bye\n");
+  Tee finished(d.path / done);
+  auto w = watch_of(d);
+  w.stall_after = 60s;
+  Watching r(w);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(r.conditions().empty()) << "a tee that runs is not news";
+  fs::permissions(d.path / done, fs::perms::owner_read);
+  finished.kill();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(r.conditions().empty()) << "a tee that ended by itself is not news";
+  tee.kill();
+  ASSERT_TRUE(r.wait_for(1, 5s));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(r.conditions(), std::vector<std::string>{"capture_lost"});
+  {
+    std::lock_guard l(r.m);
+    EXPECT_NE(r.alerts[0].headline.find("3.task1"), std::string::npos) << r.alerts[0].headline;
+  }
   d.append("live-end.n1", "");
   r.t.join();
 }

@@ -784,7 +784,7 @@ class PluginOnRealSlurm(unittest.TestCase):
             end = sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "End"]).stdout.decode().strip()
             ended = time.mktime(time.strptime(end, "%Y-%m-%dT%H:%M:%S"))
             self.assertLess(sent_at, ended, "%s: the alert went out while the job still ran" % kind)
-            print("\n  job %d (%s): live alert latency (condition true -> handed to the outbox) %.0f s"
+            print("\n  job %d (%s): live alert latency (condition true -> accepted by the relay, to the second) %.0f s"
                   % (jid, kind, sent_at - true_since), flush=True)
             if kind == "stall":
                 self.assertIn("no output for", body)
@@ -793,6 +793,38 @@ class PluginOnRealSlurm(unittest.TestCase):
             if kind == "slow":
                 self.assertIn("will not finish within its time limit", body)
                 self.assertIn("the limit is 60 s", body)
+
+    def test_20_a_tee_killed_while_its_job_runs_is_said(self):
+        # The tee is the user's own process: killing it loses the job's output from there.
+        # The watcher sees its lock on the live sample go free while the step runs.
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        try:
+            with open(state["conf"], "a") as f:
+                f.write("live_interval = 1s\n")
+            p = as_user("sbatch --parsable --gpualert=alice@example.org -o /dev/null --wrap '%s -c \"import time; "
+                        "print(1, flush=True); time.sleep(12)\"'" % PYTHON, check=True)
+            jid = job_id(p.stdout.decode())
+            wait_running(jid)
+            tees = []
+            for _ in range(40):
+                tees = sh("pgrep -u %s -x gpualert-tee" % USER, check=False).stdout.decode().split()
+                if tees:
+                    break
+                time.sleep(0.25)
+            self.assertEqual(len(tees), 1, "the job's one tee")
+            time.sleep(3)  # the watcher has seen the tee hold its lock
+            sh(["kill", "-9", tees[0]])
+            sacct(jid)
+            msgs = messages_for(jid, want=2)
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
+        live = [m for m in msgs if m["X-Gpualert-Live"]]
+        self.assertEqual([m["X-Gpualert-Live"] for m in live], ["capture_lost"])
+        self.assertIn("gpualert's capture of batch.task0 stopped while its step runs",
+                      live[0].get_body(("plain",)).get_content())
+        self.assertEqual(len(msgs) - len(live), 1, "and the final message")
 
     def test_98_a_plugin_built_for_another_release_stays_off(self):
         # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as

@@ -20,4 +20,9 @@ struct AlertContext {
 
 notify::Message alert_message(const Alert& a, const AlertContext& c);
 
+// The same alert for each chat or webhook channel in CHANNELS (MAIL: the alert's mail,
+// whose headers and record the posts share).
+std::vector<notify::Message> alert_posts(const Alert& a, const AlertContext& c, const std::vector<std::string>& channels,
+                                         const notify::Message& mail);
+
 }  // namespace gpualert::live

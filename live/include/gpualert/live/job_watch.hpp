@@ -42,6 +42,9 @@ struct JobRound {
 // Returns when the end marker appears, the directory goes away, or GIVE_UP passes.
 // EMIT is called for each alert one look after it fired, when the job still runs
 // then (a job that ends at once gets its verdict only); ROUND after every look.
+// Besides the live conditions, a tee that died while its step runs (the lock it holds
+// on its sample is free) is said at once as "capture_lost"; that task is not watched
+// further.
 void watch_job(const JobWatch& w, const std::function<void(const Alert&)>& emit,
                const std::function<void(const JobRound&)>& round = {});
 

@@ -23,6 +23,18 @@ std::string slack_payload(const classify::Verdict& v, const RunFacts& f, const n
 std::string teams_payload(const classify::Verdict& v, const RunFacts& f, const notify::Message& mail);
 std::string json_payload(const classify::Verdict& v, const RunFacts& f, const notify::Message& mail);
 
+// A short notice that is not a verdict (a live alert while the job runs), as a post per
+// channel: its title, a few lines of what is still true, the job, whose move it is.
+struct Notice {
+  std::string title;  // the mail's subject
+  std::string kind;   // "live:stall"
+  std::string headline;
+  std::vector<std::string> lines;
+  std::string attribution = "job";  // whose move (the taxonomy's words): the colour
+};
+std::vector<notify::Message> build_notice_posts(const Notice& n, const std::vector<std::string>& channels,
+                                                const notify::Message& mail);
+
 // Slack's incoming webhooks take at most 40,000 characters of text; messages past about
 // 4,000 are cut by clients, and Teams refuses cards over 28 KB.
 constexpr std::size_t kPostTextMax = 3500;
