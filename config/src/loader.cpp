@@ -21,7 +21,7 @@ const char* const kKeys[] = {
     "from",     "to",        "send_timeout",       "state_dir", "outbox",      "rules",
     "attach_budget", "tail_lines", "artifact", "kernel_events", "accounting", "hang_after", "outbox_reserve", "log_max", "retry_base", "retry_max", "expire_after", "admin_to",
     "rate_global", "rate_recipient", "spool", "sender_interval", "transport", "sendmail_path", "digest",
-    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html", "channels_file", "notify", "notify_floor", "user_config", "live", "stall_after", "live_interval", "time_limit"};
+    "digest_burst", "digest_window", "digest_quiet", "array_mail", "infra_to", "infra_gather", "infra_window", "html", "channels_file", "notify", "notify_floor", "user_config", "live", "stall_after", "live_interval", "time_limit", "cancel_after_stall", "allow_cancel"};
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -239,11 +239,17 @@ void Loader::set(const std::string& key, const std::string& value, const std::st
     s_.channels_file = expand_home(value);
   } else if (key == "live") {
     set_bool(s_.live);
-  } else if (key == "stall_after" || key == "live_interval" || key == "time_limit") {
+  } else if (key == "allow_cancel") {
+    set_bool(s_.allow_cancel);
+  } else if (key == "stall_after" || key == "live_interval" || key == "time_limit" || key == "cancel_after_stall") {
     const auto d = parse_duration(value);
-    if (!d || d->count() < 0 || (key != "time_limit" && d->count() == 0))
+    const bool zero_ok = key == "time_limit" || key == "cancel_after_stall";
+    if (!d || d->count() < 0 || (!zero_ok && d->count() == 0))
       return bad("expected seconds, e.g. 1800 or 90s, got '" + value + "'");
-    (key == "stall_after" ? s_.stall_after : key == "live_interval" ? s_.live_interval : s_.time_limit) = *d;
+    (key == "stall_after"     ? s_.stall_after
+     : key == "live_interval" ? s_.live_interval
+     : key == "time_limit"    ? s_.time_limit
+                              : s_.cancel_after_stall) = *d;
   } else if (key == "hang_after") {
     const auto d = parse_duration(value);
     if (!d || d->count() <= 0) return bad("expected seconds, e.g. 300 or 120s, got '" + value + "'");

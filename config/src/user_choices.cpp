@@ -7,7 +7,8 @@
 namespace gpualert::config {
 
 const std::vector<std::string>& user_keys() {
-  static const std::vector<std::string> keys = {"notify", "to", "html", "digest_window", "live", "stall_after"};
+  static const std::vector<std::string> keys = {"notify", "to", "html", "digest_window", "live", "stall_after",
+                                                  "cancel_after_stall"};
   return keys;
 }
 
@@ -50,6 +51,7 @@ UserChoices read_user_choices(std::string_view text) {
     else if (key == "digest_window") c.digest_window = s.digest_window;
     else if (key == "live") c.live = s.live;
     else if (key == "stall_after") c.stall_after = s.stall_after;
+    else if (key == "cancel_after_stall") c.cancel_after_stall = s.cancel_after_stall;
   }
   return c;
 }

@@ -18,6 +18,7 @@
 #include "detach.hpp"
 #include "job_facts.hpp"
 #include "user_settings.hpp"
+#include "gpualert/common/run_program.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/config/defaults.hpp"
 #include "gpualert/config/destinations.hpp"
@@ -59,7 +60,7 @@ std::optional<live::Alert> alert_from(const std::string& line) {
     live::Alert a;
     a.condition = j.at("condition").get<std::string>();
     if (a.condition != "stall" && a.condition != "nan" && a.condition != "divergence" && a.condition != "wont_finish" &&
-        a.condition != "capture_lost")
+        a.condition != "capture_lost" && a.condition != "stall_cancel")
       return std::nullopt;
     a.headline = one_line(j.at("headline").get<std::string>(), 200);
     for (const auto& f : j.at("facts")) {
@@ -97,6 +98,19 @@ void record_alert(const spool::DirFd& dir, const live::Alert& a, const std::stri
     ::_exit(4);
   }
   ::_exit(0);
+}
+
+// scancel as the job's user (Slurm records who ended it; a user may end their own job).
+std::string cancel_as_user(const JobUser& user, const std::string& job) {
+  std::string why;
+  const auto r = run_as_user(user, [&] {
+    const auto p = run_program({"scancel", job}, std::chrono::seconds(20));
+    if (!p) return std::string("scancel did not run");
+    if (!WIFEXITED(p->wait_status) || WEXITSTATUS(p->wait_status) != 0)
+      return "scancel failed: " + one_line(p->err, 200);
+    return std::string("scancel " + job + " done");
+  }, std::chrono::seconds(30), why);
+  return r ? *r : "scancel not run: " + why;
 }
 
 }  // namespace
@@ -177,6 +191,9 @@ int run_live_watch(const LiveWatchArgs& args) {
     w.stall_after = settings.stall_after;
     w.interval = std::max(settings.live_interval, std::chrono::milliseconds(100));
     w.rule_files = settings.rule_files;
+    // Ending a stalled job: the site allows it (allow_cancel) and the user or site chose when.
+    const bool may_cancel = settings.allow_cancel && settings.cancel_after_stall.count() > 0;
+    if (may_cancel) w.cancel_after_stall = settings.cancel_after_stall;
     const auto limit = ctl.time_limit.empty() ? std::nullopt : parse_elapsed(ctl.time_limit);
     if (limit) w.time_limit = *limit;
     // Past the limit (and Slurm's grace for ending it) the job is over, epilog or not.
@@ -225,6 +242,13 @@ int run_live_watch(const LiveWatchArgs& args) {
           continue;
         }
         ac.now = Clock::now();
+        if (a->condition == "stall_cancel") {
+          if (!may_cancel) {
+            note("the watcher asked to cancel, which this job does not allow: ignored");
+            continue;
+          }
+          note("stalled past cancel_after_stall: " + cancel_as_user(ju, job));
+        }
         std::string outcome;
         try {
           config::Settings ds = settings;

@@ -70,6 +70,10 @@ std::vector<std::string> apply_user_file(config::Settings& settings, const JobUs
   // A user may wait longer before a stall is news, never less than the site's choice.
   if (c.stall_after && *c.stall_after > settings.stall_after)
     settings.stall_after = *c.stall_after, used += " stall_after";
+  if (c.cancel_after_stall) {
+    if (settings.allow_cancel) settings.cancel_after_stall = *c.cancel_after_stall, used += " cancel_after_stall";
+    else notes.push_back(shown + ", cancel_after_stall not used: the site does not allow it (allow_cancel)");
+  }
   if (c.to && !job_named) {
     if (const auto refused = config::refuse_recipients(*c.to, rule, user_name)) {
       notes.push_back(shown + ", to not used: " + *refused);

@@ -69,6 +69,17 @@ std::vector<Alert> Conditions::observe(const Observation& o) {
     a.facts.push_back("the command is still running and holds its GPUs");
     out.push_back(a);
   }
+  const bool cancel_due = limits_.cancel_after_stall.count() > 0 && o.alive &&
+                          silent >= limits_.stall_after + limits_.cancel_after_stall;
+  if (edge("stall_cancel", cancel_due)) {
+    Alert a{"stall_cancel", "no output for " + human_minutes(silent) + ": ended to free its GPUs", {},
+            o.last_output + limits_.stall_after + limits_.cancel_after_stall};
+    a.facts.push_back(last);
+    a.facts.push_back("the stall alert went out " + human_minutes(limits_.cancel_after_stall) +
+                      " ago and nothing was printed since (cancel_after_stall)");
+    a.facts.push_back("the verdict follows when it has ended");
+    out.push_back(a);
+  }
   // Past the command's end the verdict speaks: nothing live is said any more.
   if (edge("nan", o.alive && s.nonfinite > 0)) {
     Alert a{"nan",

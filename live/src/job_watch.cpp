@@ -149,6 +149,7 @@ void watch_job(const JobWatch& w, const std::function<void(const Alert&)>& emit,
   const classify::Classifier c = classify::Classifier::with_builtin_rules_or_alone(w.rule_files, note);
   Limits limits{w.started, w.stall_after, w.time_limit};
   limits.line_numbers = false;  // a sample's line numbers are not the log's
+  limits.cancel_after_stall = w.cancel_after_stall;
   Conditions cond(limits);
   std::map<std::string, Sample> samples;
   std::vector<std::string> ignored;  // samples whose writer was gone when first seen

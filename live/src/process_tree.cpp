@@ -1,5 +1,6 @@
 #include "gpualert/live/process_tree.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -69,6 +70,29 @@ TreeUse tree_use(pid_t root, const char* proc_dir) {
     // A process that went away between two reads: what was summed stands.
   }
   return u;
+}
+
+std::vector<pid_t> tree_pids(pid_t root, const char* proc_dir) {
+  const std::string proc = proc_dir;
+  std::vector<pid_t> all;
+  try {
+    if (!read_stat(proc, root)) return all;
+    all.push_back(root);
+    for (std::size_t i = 0; i < all.size() && i < 100000; ++i) {
+      const auto more = children(proc, all[i]);
+      all.insert(all.end(), more.begin(), more.end());
+    }
+  } catch (const std::exception&) {
+    // what was found stands
+  }
+  return all;
+}
+
+int signal_tree(pid_t root, int sig, const char* proc) {
+  int n = 0;
+  for (const pid_t p : tree_pids(root, proc))
+    if (::kill(p, sig) == 0) ++n;
+  return n;
 }
 
 std::string process_name(pid_t pid, const char* proc) {

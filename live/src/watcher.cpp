@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,8 @@ using nlohmann::json;
 
 // At most this much new output is read per round: a flood is caught up over several.
 constexpr std::size_t kRoundBytes = 64u << 20;
+// How long a cancelled command has to end after SIGTERM before it gets SIGKILL.
+constexpr auto kCancelGrace = std::chrono::seconds(30);
 
 json picture(const Observation& o, const Conditions& c) {
   const auto& s = o.snap;
@@ -77,7 +80,10 @@ int watch(const WatchInput& in) {
     std::cerr << "gpualert watch: cannot read " << in.facts.log << ": " << std::strerror(errno) << "\n";
     return 0;
   }
-  Conditions cond({in.facts.started, s.stall_after, s.time_limit});
+  Limits limits{in.facts.started, s.stall_after, s.time_limit};
+  limits.cancel_after_stall = s.cancel_after_stall;  // the user's own command: their choice alone
+  Conditions cond(limits);
+  Clock::time_point cancelled{};  // when the stalled command was sent SIGTERM (epoch: not)
   Observation o;
   o.last_output = in.facts.started;
   LastLine last;
@@ -107,7 +113,17 @@ int watch(const WatchInput& in) {
     const TreeUse use = tree_use(in.pid);
     o.alive = use.alive && open;
     o.cpu_s = use.cpu_s;
+    // A command that ignores the SIGTERM of a cancel is killed half a minute later.
+    if (cancelled != Clock::time_point{} && o.alive && o.at - cancelled > kCancelGrace) {
+      signal_tree(in.pid, SIGKILL);
+      cancelled = {};
+    }
     for (const Alert& a : cond.observe(o)) {
+      if (a.condition == "stall_cancel") {
+        const int n = signal_tree(in.pid, SIGTERM);
+        cancelled = o.at;
+        std::cerr << "gpualert watch: stalled past cancel_after_stall: SIGTERM to " << n << " process(es)\n";
+      }
       std::string outcome;
       try {
         config::Settings ds = s;

@@ -146,6 +146,20 @@ class LiveAlerts(GpualertCase):
         self.assertEqual((hook["status"], hook["kind"]), ("LIVE", "live:nan"))
         self.assertEqual(len(posts), 4, "the live alert and the verdict, on each channel")
 
+    def test_a_stall_past_its_grace_ends_the_command_when_the_user_asked(self):
+        code = "import time\nprint('step 1/100 | loss 2.0', flush=True)\ntime.sleep(60)\n"
+        t0 = time.time()
+        r, live, final, alerts, arrived, _ = self.run_live(code, "--stall-after", "2",
+                                                           env={"GPUALERT_CANCEL_AFTER_STALL": "2"})
+        self.assertLess(time.time() - t0, 30, "ended long before its minute of sleep")
+        self.assertEqual(r.returncode, -15, "the wrapper ends as its command did: by SIGTERM")
+        self.assertEqual([m["X-Gpualert-Live"] for _, m in live], ["stall", "stall_cancel"])
+        body = live[1][1].get_body(("plain",)).get_content()
+        self.assertIn("ended to free its GPUs", body)
+        self.assertIn("(cancel_after_stall)", body)
+        text = final.get_body(("plain",)).get_content()
+        self.assertIn("stall_cancel", text, "the verdict says why it ended")
+
     def test_a_pace_that_cannot_finish_in_the_limit(self):
         r, live, final, alerts, arrived, _ = self.run_live(TOO_SLOW, "--stall-after", "60", "--time-limit", "20")
         self.assertEqual(r.returncode, 0)

@@ -59,6 +59,25 @@ TEST(LiveConditions, AStallFiresOnceThenAgainOnlyAfterOutputResumed) {
   EXPECT_TRUE(f.at(400s).empty()) << "an ended command does not stall";
 }
 
+TEST(LiveConditions, AStallStillTrueAfterItsGraceAsksOnceForTheRunToEnd) {
+  auto l = limits(60s);
+  l.cancel_after_stall = 120s;
+  Feed f(l);
+  f.o.last_line = "step 5/100 loss 1.2";
+  EXPECT_EQ(f.at(61s), std::vector<std::string>{"stall"});
+  EXPECT_TRUE(f.at(179s).empty()) << "within the grace";
+  EXPECT_EQ(f.at(181s), std::vector<std::string>{"stall_cancel"});
+  EXPECT_NE(f.c.fired().back().facts[1].find("2 min ago"), std::string::npos) << f.c.fired().back().facts[1];
+  EXPECT_TRUE(f.at(300s).empty()) << "asked once";
+  f.o.last_output = f.t0 + 310s;  // printed again: a later stall starts its own grace
+  EXPECT_TRUE(f.at(311s).empty());
+  EXPECT_EQ(f.at(371s), std::vector<std::string>{"stall"});
+  EXPECT_EQ(f.at(491s), std::vector<std::string>{"stall_cancel"});
+  Feed never(limits(60s));
+  EXPECT_EQ(never.at(61s), std::vector<std::string>{"stall"});
+  EXPECT_TRUE(never.at(10000s).empty()) << "cancel_after_stall = 0: never";
+}
+
 TEST(LiveConditions, ANonFiniteLossFiresOnceWhileTheCommandRuns) {
   Feed f(limits(3600s));
   f.o.snap.losses = 10;

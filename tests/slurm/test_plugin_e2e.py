@@ -826,6 +826,51 @@ class PluginOnRealSlurm(unittest.TestCase):
                       live[0].get_body(("plain",)).get_content())
         self.assertEqual(len(msgs) - len(live), 1, "and the final message")
 
+    def test_21_a_stalled_job_is_ended_only_where_the_site_allows_and_the_user_asked(self):
+        # alice asks in her own file; the site allows it (allow_cancel): her stalled job is
+        # cancelled, as her, one grace after its stall alert. Without the site's word it runs on.
+        home = pwd.getpwnam(USER).pw_dir
+        conf_dir = os.path.join(home, ".config", "gpualert")
+        with open(state["conf"]) as f:
+            good_conf = f.read()
+        wrap = "--wrap '%s -c \"import time; print(1, flush=True); time.sleep(25)\"'" % PYTHON
+        try:
+            self.assertEqual(as_user("mkdir -p %s && printf 'cancel_after_stall = 2s\\n' > %s/gpualert.conf"
+                                     % (conf_dir, conf_dir)).returncode, 0)
+            with open(state["conf"], "a") as f:
+                f.write("live_interval = 1s\nstall_after = 3s\n")
+            kept = job_id(as_user("sbatch --parsable --gpualert=alice@example.org -o /dev/null " + wrap,
+                                  check=True).stdout.decode())
+            self.assertEqual(sacct(kept), ("COMPLETED", "0:0"), "the site did not allow it: it ran on")
+            kept_msgs = messages_for(kept, want=2)
+            with open(state["conf"], "a") as f:
+                f.write("allow_cancel = yes\n")
+            t0 = time.time()
+            jid = job_id(as_user("sbatch --parsable --gpualert=alice@example.org -o /dev/null " + wrap,
+                                 check=True).stdout.decode())
+            acct = sacct(jid)
+            took = time.time() - t0
+            msgs = messages_for(jid, want=3)
+        finally:
+            with open(state["conf"], "w") as f:
+                f.write(good_conf)
+            shutil.rmtree(os.path.join(home, ".config"), ignore_errors=True)
+        self.assertEqual([m["X-Gpualert-Live"] for m in kept_msgs if m["X-Gpualert-Live"]], ["stall"])
+        with open(os.path.join(SPOOL, "jobs", str(kept), "live-%s.log" % self.node())) as f:
+            self.assertIn("cancel_after_stall not used: the site does not allow it", f.read())
+        self.assertEqual(acct[0], "CANCELLED", acct)
+        self.assertLess(took, 22, "ended before its sleep was over")
+        by = sh(["sacct", "-j", str(jid), "-X", "-n", "-P", "-o", "State"]).stdout.decode()
+        self.assertIn("by %d" % pwd.getpwnam(USER).pw_uid, by, "cancelled as alice, not as root")
+        self.assertEqual([m["X-Gpualert-Live"] for m in msgs if m["X-Gpualert-Live"]], ["stall", "stall_cancel"])
+        final = [m for m in msgs if not m["X-Gpualert-Live"]]
+        self.assertEqual(len(final), 1)
+        self.assertIn("stall_cancel", final[0].get_body(("plain",)).get_content(), "the verdict says why it ended")
+
+    def node(self):
+        return sh(["scontrol", "show", "hostnames", sh(["sinfo", "-h", "-o", "%N"]).stdout.decode().strip()]) \
+            .stdout.decode().split()[0]
+
     def test_98_a_plugin_built_for_another_release_stays_off(self):
         # The same plugin, built as if for Slurm 23.02, under this 22.05: jobs run as
         # without it (the option is still accepted), no message, one clear line each

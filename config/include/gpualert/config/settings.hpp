@@ -80,6 +80,10 @@ struct Settings {
   // a pace that cannot reach the printed total within time_limit (0: no limit known).
   bool live = true;
   std::chrono::milliseconds stall_after{30 * 60 * 1000}, live_interval{15000}, time_limit{0};
+  // Ending a stalled run to free its GPUs: when the stall is still true this long after its
+  // alert (0: never). A Slurm job is ended only where the site also set allow_cancel.
+  std::chrono::milliseconds cancel_after_stall{0};
+  bool allow_cancel = false;
   // Silence before an ended run that makes it a hang (at least 20 late steps long too).
   std::chrono::milliseconds hang_after{300000};
 

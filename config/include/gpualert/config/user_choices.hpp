@@ -17,6 +17,7 @@ struct UserChoices {
   std::optional<std::chrono::milliseconds> digest_window;
   std::optional<bool> live;                          // live alerts while the job runs
   std::optional<std::chrono::milliseconds> stall_after;
+  std::optional<std::chrono::milliseconds> cancel_after_stall;  // honoured only where the site allows it
   std::vector<std::string> notes;  // "line 3: smtp_url is the site's to set; ignored", bad values
 };
 

@@ -30,6 +30,9 @@ struct Limits {
   std::chrono::milliseconds time_limit{0};  // 0: none known
   // Whether the snapshot's line numbers are the log's (the Slurm watcher reads a sample).
   bool line_numbers = true;
+  // A stall still true this long after its alert fires "stall_cancel" (0: never): the
+  // caller then ends the run.
+  std::chrono::milliseconds cancel_after_stall{0};
 };
 
 struct Alert {

@@ -27,6 +27,7 @@ struct JobWatch {
   std::chrono::milliseconds stall_after{30 * 60 * 1000};
   std::chrono::milliseconds interval{15000};
   std::chrono::milliseconds time_limit{0};
+  std::chrono::milliseconds cancel_after_stall{0};  // "stall_cancel" fires (the caller ends the job); 0: never
   std::vector<std::filesystem::path> rule_files;
   std::string stepd_name = "slurmstepd";  // a sample's writer must be this process (empty: any)
   const char* proc = "/proc";

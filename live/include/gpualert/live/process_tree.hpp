@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpualert::live {
 
@@ -14,6 +15,12 @@ struct TreeUse {
 };
 
 TreeUse tree_use(pid_t root, const char* proc = "/proc");
+
+// ROOT and every descendant (a snapshot: the parent first).
+std::vector<pid_t> tree_pids(pid_t root, const char* proc = "/proc");
+
+// Sends SIG to every process of ROOT's tree; returns how many were signalled.
+int signal_tree(pid_t root, int sig, const char* proc = "/proc");
 
 // The process's name as the kernel keeps it (/proc/PID/comm); empty when it is gone.
 std::string process_name(pid_t pid, const char* proc = "/proc");
