@@ -27,6 +27,8 @@ void add_setting_flags(CLI::App* app, FlagSettings& out) {
       {"--rules", "rules", "extra rule file (repeatable)"},
       {"--time-limit", "time_limit", "the run's time limit in seconds: a live alert when its pace cannot finish in it"},
       {"--stall-after", "stall_after", "a live alert after this long without output while the command runs (default 1800 s)"},
+      {"--cancel-after-stall", "cancel_after_stall",
+       "end the command (SIGTERM) when it is still stalled this long after the stall alert (default 0: never)"},
   };
   for (const auto& f : flags) {
     const std::string key = f.key, flag = f.name;
