@@ -1,10 +1,14 @@
 // gpualert-eval: scores our classifier and the paper's two baselines on a labelled
 // corpus (anchor format labels.jsonl, or wild_labels.tsv) side by side.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -346,12 +350,53 @@ int main(int argc, char** argv) {
     out["ours_calibration"] = calibration.to_json();
   }
 
+  // The same question per class ours named: is a "healthy" at 0.8 right 8 times in 10?
+  // (mean confidence against the share right, for each predicted class)
+  std::map<std::string, gpualert::bench::Band> by_class;
+  if (calibration.count()) {
+    for (const auto& s : samples) {
+      auto& b = by_class[preds["ours"][s.id]];
+      ++b.n;
+      b.correct += preds["ours"][s.id] == s.mode ? 1 : 0;
+      b.confidence_sum += confidence_ours[s.id];
+    }
+    json jc = json::object();
+    double gap = 0;
+    for (const auto& [cls, b] : by_class) {
+      jc[cls] = {{"n", b.n}, {"mean_confidence", b.mean_confidence()}, {"accuracy", b.accuracy()}};
+      gap += std::fabs(b.accuracy() - b.mean_confidence()) * double(b.n) / double(calibration.count());
+    }
+    out["ours_calibration_by_class"] = jc;
+    out["ours_class_calibration_error"] = gap;
+  }
+
   if (fit) {
     std::vector<std::pair<double, bool>> xs;
     for (const auto& s : samples) xs.emplace_back(confidence_ours[s.id], preds["ours"][s.id] == s.mode);
     json pts = json::array();
     for (const auto& [raw, cal] : gpualert::bench::fit_isotonic(xs, 25, 0.05, 0.95)) pts.push_back({raw, cal});
-    std::cout << json{{"points", pts}}.dump() << "\n";
+    // Then, per class named, what the map leaves over or under that class's share right,
+    // shrunk towards 0 by n / (n + 20) so that a class seen rarely moves little.
+    const fs::path tmp = fs::temp_directory_path() / ("gpualert-eval-points-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(tmp) << json{{"schema", 1}, {"calibration", {{"points", pts}}}}.dump();
+    const auto mapped = gpualert::classify::Classifier::with_builtin_rules({tmp});
+    fs::remove(tmp);
+    std::map<std::string, gpualert::bench::Band> cls_band;
+    for (const auto& s : samples) {
+      const std::string& p = strict_ours[s.id];
+      if (p == "unknown") continue;  // unknown keeps its raw confidence
+      auto& b = cls_band[p];
+      ++b.n;
+      b.correct += preds["ours"][s.id] == s.mode ? 1 : 0;
+      b.confidence_sum += mapped.calibrated(confidence_ours[s.id], p);
+    }
+    json offsets = json::object();
+    for (const auto& [cls, b] : cls_band) {
+      if (b.n < 8) continue;
+      const double d = double(b.n) / (double(b.n) + 20.0) * (b.accuracy() - b.mean_confidence());
+      if (std::fabs(d) >= 0.01) offsets[cls] = std::round(std::clamp(d, -0.5, 0.5) * 1000.0) / 1000.0;
+    }
+    std::cout << json{{"points", pts}, {"by_class", offsets}}.dump() << "\n";
     return 0;
   }
 
@@ -374,7 +419,20 @@ int main(int argc, char** argv) {
                   << std::setprecision(3) << out["ours_strict_all_macro_f1"].get<double>() << ")\n";
     }
     for (const auto& n : names) print_table(n, score(groups["all"], preds[n]));
-    if (calibration.count()) std::cout << "\nours: reliability (accuracy per confidence band)\n" << calibration.table();
+    if (calibration.count()) {
+      std::cout << "\nours: reliability (accuracy per confidence band)\n" << calibration.table();
+      std::cout << "\nours: reliability per class named (mean confidence against the share right)\n"
+                << "  class                          n  mean conf  accuracy    gap\n";
+      for (const auto& [cls, b] : by_class) {
+        char row[160];
+        std::snprintf(row, sizeof row, "  %-28s %4zu      %.3f     %.3f  %+.3f\n", cls.c_str(), b.n, b.mean_confidence(),
+                      b.accuracy(), b.mean_confidence() - b.accuracy());
+        std::cout << row;
+      }
+      std::printf("  class calibration error (|gap| weighted by verdicts): %.3f\n",
+                  out["ours_class_calibration_error"].get<double>());
+      std::fflush(stdout);
+    }
   }
   if (min_f1 >= 0 && ours_all >= 0 && ours_all < min_f1) {
     std::cerr << "gpualert-eval: our macro-F1 " << ours_all << " is below the required " << min_f1 << "\n";

@@ -61,6 +61,8 @@ for r in $(seq "$rounds"); do
     for _ in $(seq 50); do [ "$(stat -c %s "$scratch/o")" -ge $((mib << 20)) ] && break; sleep 0.1; done
     teeout=$(stat -c %s "$scratch/o"); rm -f "$scratch/o"
     capture spank_null /dev/null "'$spank_driver' '$scratch/tee' '$bin/fast_writer' $mib"
+    sleep 0.5; samplesize=$(stat -c %s "$scratch/tee/task.live" 2>/dev/null || echo -); rm -rf "$scratch/tee"; mkdir -p "$scratch/tee"
+    capture spank_null_nosample /dev/null "GPUALERT_BENCH_NO_SAMPLE=1 '$spank_driver' '$scratch/tee' '$bin/fast_writer' $mib"
     sleep 0.5; rm -rf "$scratch/tee"
   fi
 done
@@ -121,7 +123,11 @@ cpu=$(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')
   row "one pipe hop (cat)" "/dev/null" pipe_null pipe_null
   row "\`gpualert run\` (+ the durable log)" "/dev/null" gpualert_null pipe_null
   row "SPANK task tee (+ the task log)" "/dev/null" spank_null pipe_null
+  row "SPANK task tee without the live sample" "/dev/null" spank_null_nosample pipe_null
   echo
+  awk -v a="$(med spank_null 2)" -v b="$(med spank_null_nosample 2)" 'BEGIN{ if (a != "-" && b != "-" && a > 0)
+    printf "The live sample (the newest lines, appended every 2 s, for the live watcher): the writer time with it over without it is %.2f (1.00 = no cost; rounds vary by about 20%%).\n", a/b }'
+  echo "The sample held ${samplesize:--} bytes after the run (at most 1 MiB)."
   echo "Bytes: gpualert's output $outsize, the SPANK tee's ${teeout:--} (each must be $((mib << 20)), the input); durable log $logsize (the output plus the writer's one stderr line)."
 } > "$scratch/section.md"
 [ "$write" = 0 ] || "$root/bench/update_results.sh" wrapper < "$scratch/section.md"

@@ -61,7 +61,7 @@ Verdict finish(const detail::RuleSet& rules, Run& run, std::uint64_t bytes, cons
   Verdict v = detail::decide(rules, res, status);
   v.loss_curve = {res.loss.key(), res.loss.overview(), res.loss.count()};
   // "unknown" says how little is known; its raw confidence is the honest one.
-  if (calibrate && v.cls != "unknown") v.confidence = rules.calibrate(v.confidence);
+  if (calibrate && v.cls != "unknown") v.confidence = rules.calibrate(v.confidence, v.cls);
   return v;
 }
 
@@ -100,6 +100,8 @@ std::string Classifier::remedy_for(std::string_view cls) const {
 }
 
 std::size_t Classifier::rule_count() const { return rules_->impl->rules.size(); }
+
+double Classifier::calibrated(double raw, std::string_view cls) const { return rules_->impl->calibrate(raw, cls); }
 
 const std::vector<std::string>& Classifier::engine_notes() const { return rules_->impl->engine_notes; }
 

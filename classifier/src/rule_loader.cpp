@@ -146,14 +146,26 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
 
 }  // namespace
 
-// {"comment": "...", "points": [[raw, calibrated], ...]}: raw strictly increasing,
-// calibrated never decreasing (a higher raw confidence is never worth less), all in [0, 1].
-std::vector<std::pair<double, double>> read_calibration(const std::string& file, const json& v) {
+// {"comment": "...", "points": [[raw, calibrated], ...], "by_class": {"cls": offset}}: raw
+// strictly increasing, calibrated never decreasing (a higher raw confidence is never worth
+// less), all in [0, 1]; a class's offset within [-0.5, 0.5].
+void read_calibration(const std::string& file, const json& v, RuleSet& set) {
   if (!v.is_object()) fail(file, "'calibration' must be an object with 'points'");
   std::vector<std::pair<double, double>> out;
+  std::map<std::string, double, std::less<>> offsets;
   for (const auto& [k, x] : v.items()) {
     if (k == "comment") continue;
-    if (k != "points") fail(file, "unknown key '" + k + "' in 'calibration' (comment, points)");
+    if (k == "by_class") {
+      if (!x.is_object()) fail(file, "'calibration.by_class' must map class ids to offsets");
+      for (const auto& [cls, d] : x.items()) {
+        if (!find_class(cls)) fail(file, "calibration offset for '" + cls + "', which is not in the taxonomy");
+        if (!d.is_number() || d.get<double>() < -0.5 || d.get<double>() > 0.5)
+          fail(file, "calibration offset of '" + cls + "' must be a number within [-0.5, 0.5]");
+        offsets[cls] = d.get<double>();
+      }
+      continue;
+    }
+    if (k != "points") fail(file, "unknown key '" + k + "' in 'calibration' (comment, points, by_class)");
     if (!x.is_array() || x.empty()) fail(file, "'calibration.points' must be a non-empty array of [raw, calibrated]");
     for (const auto& pt : x) {
       if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
@@ -165,7 +177,9 @@ std::vector<std::pair<double, double>> read_calibration(const std::string& file,
       out.emplace_back(raw, cal);
     }
   }
-  return out;
+  if (out.empty()) fail(file, "'calibration' needs 'points'");
+  set.calibration = std::move(out);  // a later file replaces it whole
+  set.class_offset = std::move(offsets);
 }
 
 std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sources) {
@@ -203,7 +217,7 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
           }
         }
       } else if (k == "calibration") {
-        set->calibration = read_calibration(src.name, v);  // a later file replaces it whole
+        read_calibration(src.name, v, *set);
       } else if (k != "comment") {
         fail(src.name, "unknown top-level key '" + k + "' (schema, comment, classes, rules, calibration)");
       }

@@ -113,7 +113,10 @@ struct RuleSet {
   // Raw confidence -> how often a verdict of that confidence is right, fitted on labelled
   // logs (rule files' "calibration"); piecewise linear, empty = the raw value.
   std::vector<std::pair<double, double>> calibration;
-  double calibrate(double raw) const;
+  // Per class named, what the map leaves over or under its share right (shrunk towards 0
+  // for classes seen rarely): added after the map, the result kept within [0.05, 0.95].
+  std::map<std::string, double, std::less<>> class_offset;
+  double calibrate(double raw, std::string_view cls = {}) const;
 
  private:
   mutable std::once_flag line_set_once_;

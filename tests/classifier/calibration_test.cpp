@@ -34,6 +34,25 @@ TEST(Calibration, PointsMapRawConfidenceByLinearSteps) {
   fs::remove(f);
 }
 
+TEST(Calibration, AClassOffsetMovesThatClassAloneAndStaysWithinBounds) {
+  const auto g = rule_file("over.json", R"({"schema": 1, "calibration": {"points": [[0.0, 0.6], [1.0, 0.6]],
+                                            "by_class": {"segfault": 0.5}}})");
+  const Classifier off = Classifier::with_builtin_rules({g});
+  const Verdict seg = off.classify_text("Segmentation fault (core dumped)\n", exit_status(139));
+  ASSERT_EQ(seg.cls, "segfault");
+  EXPECT_NEAR(seg.confidence, 0.95, 1e-9) << "0.6 + 0.5, kept at 0.95";
+  const Verdict mod = off.classify_text("ModuleNotFoundError: No module named 'flash_attn'\n", exit_status(1));
+  EXPECT_NEAR(mod.confidence, 0.6, 1e-9) << "another class: the map alone";
+  fs::remove(g);
+  const auto h = rule_file("down.json", R"({"schema": 1, "calibration": {"points": [[0.0, 0.6], [1.0, 0.6]],
+                                            "by_class": {"missing_module": -0.2}}})");
+  const Verdict down = Classifier::with_builtin_rules({h}).classify_text(
+      "ModuleNotFoundError: No module named 'flash_attn'\n", exit_status(1));
+  ASSERT_EQ(down.cls, "missing_module");
+  EXPECT_NEAR(down.confidence, 0.4, 1e-9);
+  fs::remove(h);
+}
+
 TEST(Calibration, UnknownKeepsItsRawConfidence) {
   const auto f = rule_file("high.json", R"({"schema": 1, "calibration": {"points": [[0.0, 0.9], [1.0, 0.95]]}})");
   const Classifier c = Classifier::with_builtin_rules({f});
@@ -49,7 +68,11 @@ TEST(Calibration, BadPointsAreRefusedWithTheFileNamed) {
                           R"({"schema": 1, "calibration": {"points": [[0.4, 1.2]]}})",
                           R"({"schema": 1, "calibration": {"points": []}})",
                           R"({"schema": 1, "calibration": {"points": [[0.4]]}})",
-                          R"({"schema": 1, "calibration": {"pionts": [[0.4, 0.5]]}})"}) {
+                          R"({"schema": 1, "calibration": {"pionts": [[0.4, 0.5]]}})",
+                          R"({"schema": 1, "calibration": {"points": [[0.4, 0.5]], "by_class": {"no_such": 0.1}}})",
+                          R"({"schema": 1, "calibration": {"points": [[0.4, 0.5]], "by_class": {"segfault": 0.7}}})",
+                          R"({"schema": 1, "calibration": {"points": [[0.4, 0.5]], "by_class": {"segfault": "x"}}})",
+                          R"({"schema": 1, "calibration": {"by_class": {"segfault": 0.1}}})"}) {
     const auto f = rule_file("bad.json", bad);
     try {
       (void)Classifier::with_builtin_rules({f});

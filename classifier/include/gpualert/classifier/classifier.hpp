@@ -53,6 +53,8 @@ class Classifier {
   void set_reference_scan(bool on) { reference_ = on; }
   // The decision stage's own confidence, before the rule set's calibration (for fitting it).
   void set_raw_confidence(bool on) { raw_confidence_ = on; }
+  // What the rules' calibration makes of raw confidence RAW for a verdict of class CLS.
+  double calibrated(double raw, std::string_view cls) const;
 
   // The shared compiled rules, for a LiveScan (live_scan.hpp).
   const std::shared_ptr<const RuleSet>& rules() const { return rules_; }
