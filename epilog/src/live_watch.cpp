@@ -84,16 +84,19 @@ void record_alert(const spool::DirFd& dir, const live::Alert& a, const std::stri
 // The child: the job's user from here on; it only reads and says what fired.
 [[noreturn]] void watch_as_user(const JobUser& user, int out, const live::JobWatch& w) {
   if (!become_user(user)) ::_exit(3);
+  const auto say = [out](const json& j) {
+    const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    for (std::size_t off = 0; off < line.size();) {
+      const ssize_t n = ::write(out, line.data() + off, line.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(5);
+      off += static_cast<std::size_t>(n);
+    }
+  };
   try {
-    live::watch_job(w, [&](const live::Alert& a) {
-      const std::string line = alert_json(a).dump() + "\n";
-      for (std::size_t off = 0; off < line.size();) {
-        const ssize_t n = ::write(out, line.data() + off, line.size() - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) ::_exit(5);
-        off += static_cast<std::size_t>(n);
-      }
-    });
+    live::watch_job(
+        w, [&](const live::Alert& a) { say(alert_json(a)); },
+        [&](const live::JobRound& r) { say({{"picture", json::parse(live::progress_json(r.observation, r.alerts))}}); });
   } catch (...) {
     ::_exit(4);
   }
@@ -236,6 +239,16 @@ int run_live_watch(const LiveWatchArgs& args) {
       for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
         const std::string line = pending.substr(0, nl);
         pending.erase(0, nl + 1);
+        if (line.rfind("{\"picture\":", 0) == 0) {
+          // The job's live picture, for its user (gpualert show, cat): theirs to read.
+          try {
+            const std::string text = json::parse(line).at("picture").dump(2) + "\n";
+            if (!spool::write_atomic_at(*dir, "progress.json", text, args.uid, gid, why)) note("progress.json: " + why);
+          } catch (const std::exception&) {
+            note("not a picture from the watcher: ignored");
+          }
+          continue;
+        }
         const auto a = alert_from(line);
         if (!a) {
           note("not an alert from the watcher: ignored");

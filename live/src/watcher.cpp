@@ -35,11 +35,12 @@ constexpr std::size_t kRoundBytes = 64u << 20;
 // How long a cancelled command has to end after SIGTERM before it gets SIGKILL.
 constexpr auto kCancelGrace = std::chrono::seconds(30);
 
-json picture(const Observation& o, const Conditions& c) {
+}  // namespace
+
+std::string progress_json(const Observation& o, const std::vector<std::string>& fired) {
   const auto& s = o.snap;
-  json alerts = json::array();
-  for (const auto& a : c.fired()) alerts.push_back(a.condition);
-  return {{"updated", iso8601_utc(o.at)},
+  const json alerts = fired;
+  return json{{"updated", iso8601_utc(o.at)},
           {"last_output", iso8601_utc(o.last_output)},
           {"last_line", o.last_line},
           {"alive", o.alive},
@@ -53,8 +54,10 @@ json picture(const Observation& o, const Conditions& c) {
           {"losses", s.losses},
           {"nonfinite", s.nonfinite},
           {"last_loss", s.last_loss ? json(*s.last_loss) : json(nullptr)},
-          {"alerts", alerts}};
+          {"alerts", alerts}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
+
+namespace {
 
 void record_alert(const std::filesystem::path& run_dir, const Alert& a, const std::string& outcome) {
   const auto path = run_dir / "alerts.json";
@@ -150,7 +153,9 @@ int watch(const WatchInput& in) {
       }
     }
     try {
-      write_file_atomic(in.facts.run_dir / "progress.json", picture(o, cond).dump(2) + "\n");
+      std::vector<std::string> fired;
+      for (const auto& a : cond.fired()) fired.push_back(a.condition);
+      write_file_atomic(in.facts.run_dir / "progress.json", progress_json(o, fired));
     } catch (const std::exception& e) {
       std::cerr << "gpualert watch: progress.json: " << e.what() << "\n";
     }

@@ -793,6 +793,15 @@ class PluginOnRealSlurm(unittest.TestCase):
             if kind == "slow":
                 self.assertIn("will not finish within its time limit", body)
                 self.assertIn("the limit is 60 s", body)
+        # The live picture is the user's to read: the last steps the watcher saw.
+        picture = os.path.join(SPOOL, "jobs", str(jobs["slow"]), "progress.json")
+        self.assertEqual(os.stat(picture).st_uid, pwd.getpwnam(USER).pw_uid)
+        p = as_user("cat %s" % picture)
+        self.assertEqual(p.returncode, 0, "alice cannot read her job's progress.json")
+        seen = json.loads(p.stdout.decode())
+        self.assertEqual(seen["total_steps"], 3000)
+        self.assertGreater(seen["step"], 30)
+        self.assertIn("wont_finish", seen["alerts"])
 
     def test_20_a_tee_killed_while_its_job_runs_is_said(self):
         # The tee is the user's own process: killing it loses the job's output from there.

@@ -23,6 +23,10 @@ struct WatchInput {
 // Returns 0; every problem goes to stderr (the run directory's watch.log).
 int watch(const WatchInput& in);
 
+// The live picture (progress.json): the last output and its time, whether the command
+// runs and its CPU time, the step and total, the loss values, the alerts fired so far.
+std::string progress_json(const Observation& o, const std::vector<std::string>& fired);
+
 // The alerts file (alerts.json) after one more alert: BEFORE is its text so far ("" or
 // unreadable: a fresh list), OUTCOME what delivery said.
 std::string alerts_with(const std::string& before, const Alert& a, const std::string& outcome);
