@@ -213,6 +213,34 @@ TEST(JobWatch, ATeeThatDiesWhileItsStepRunsIsSaidOnce) {
   r.t.join();
 }
 
+TEST(JobWatch, EveryLookGivesThePictureOfTheJob) {
+  JobDir d;
+  Writer stepd;
+  d.append("batch.task0.p" + std::to_string(stepd.pid) + ".n1.live",
+           "step 1/50 | loss 2.0\nstep 2/50 | loss 1.8\nstep 3/50 | loss 1.7\n");
+  auto w = watch_of(d);
+  w.stall_after = 60s;
+  std::mutex m;
+  std::vector<JobRound> rounds;
+  std::thread t([&] {
+    watch_job(w, [](const Alert&) {}, [&](const JobRound& r) {
+      std::lock_guard l(m);
+      rounds.push_back(r);
+    });
+  });
+  std::this_thread::sleep_for(300ms);
+  d.append("live-end.n1", "");
+  t.join();
+  ASSERT_FALSE(rounds.empty());
+  const JobRound& last = rounds.back();
+  EXPECT_EQ(last.samples, 1u);
+  EXPECT_TRUE(last.observation.alive);
+  EXPECT_EQ(last.observation.snap.step, 3u);
+  EXPECT_EQ(last.observation.snap.total_steps, 50u);
+  EXPECT_EQ(last.observation.last_line, "step 3/50 | loss 1.7");
+  EXPECT_TRUE(last.observation.cpu_s.has_value());
+}
+
 TEST(JobWatch, TheWatchEndsWhenItsTimeIsUp) {
   JobDir d;
   auto w = watch_of(d);
