@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -141,17 +142,25 @@ int run_live_watch(const LiveWatchArgs& args) {
     if (!args.conf.empty()) loader.apply_site_file(args.conf);
     config::Settings settings = loader.settings();
 
-    // The job as slurmctld sees it: its nodes (the first one watches), limit and name.
+    // Only the job's first node watches. The prolog's environment names the job's nodes
+    // (expanding the list asks no daemon), so the other nodes of a big job leave without
+    // asking slurmctld anything; only without it is the controller asked.
+    const auto first_node_only = [&](const std::string& list) {
+      const auto nodes = expand_nodelist(list);
+      if (nodes.empty() || nodes.front() == args.node) return false;
+      note("job " + job + ": not the job's first node (" + nodes.front() + "): no live watcher here");
+      return true;
+    };
+    const char* env_list = std::getenv("SLURM_JOB_NODELIST");
+    if (!env_list || !*env_list) env_list = std::getenv("SLURM_NODELIST");
+    if (env_list && *env_list && first_node_only(env_list)) return 0;
+    // The job as slurmctld sees it: its limit, name and --mail-user (and nodes, if need be).
     ControllerView ctl = controller_view(args.job);
     for (int i = 0; i < 5 && ctl.node_list.empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       ctl = controller_view(args.job);
     }
-    const auto nodes = expand_nodelist(ctl.node_list);
-    if (!nodes.empty() && nodes.front() != args.node) {
-      note("job " + job + ": not the job's first node (" + nodes.front() + "): no live watcher here");
-      return 0;
-    }
+    if ((!env_list || !*env_list) && first_node_only(ctl.node_list)) return 0;
 
     struct passwd pw {};
     struct passwd* found = nullptr;

@@ -928,6 +928,15 @@ class PluginOnRealSlurm(unittest.TestCase):
         atts = {p.get_filename(): p.get_payload(decode=True) for p in msgs[0].walk() if p.get_filename()}
         log = atts.get("output.log", b"").decode(errors="replace")
         self.assertIn("rank 1 on vm2", log, "the second node's output is in the one verdict's log")
+        # One live watcher per job: the second node's leaves at once, asking slurmctld nothing.
+        for _ in range(40):
+            if os.path.exists(os.path.join(SPOOL, "jobs", str(jid), "live-vm2.log")):
+                break
+            time.sleep(0.25)
+        with open(os.path.join(SPOOL, "jobs", str(jid), "live-vm2.log")) as f:
+            self.assertIn("not the job's first node (vm): no live watcher here", f.read())
+        with open(os.path.join(SPOOL, "jobs", str(jid), "live-vm.log")) as f:
+            self.assertIn("live watcher for alice", f.read())
 
     def test_99z_heterogeneous_job_one_message(self):
         # Two components (one per node: Slurm does not put them on one node), a step
