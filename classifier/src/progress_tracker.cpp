@@ -51,7 +51,8 @@ void mark(Marker& m, std::uint64_t line, std::string_view text) {
 }
 
 // The patterns, named so that the fast matcher can select the lines they may match.
-constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*/\s*(\d{1,9}))?)";
+// "step 5/10", "step 5 of 10", and in JSON records "\"step\": 5, \"of\": 10".
+constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?)";
 constexpr const char* kBracketStep = R"(^\s*\[\s*(\d{1,9})\s*\])";
 constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
@@ -243,7 +244,9 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   a.clear();
   b.clear();
   if (RE2::PartialMatch(sp, p.step_setting)) return;
-  if (RE2::PartialMatch(sp, p.step, &a, &b) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
+  std::string c;
+  if (RE2::PartialMatch(sp, p.step, &a, &b, &c) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
+    if (b.empty()) b = c;
     note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
     if (!b.empty() && static_cast<std::uint64_t>(num(a)) == max_step) last_counted_step = Marker{line, cut(s)};
     is_progress = true;

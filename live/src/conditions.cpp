@@ -97,12 +97,17 @@ std::vector<Alert> Conditions::observe(const Observation& o) {
     a.facts.push_back(last);
     out.push_back(a);
   }
-  // The pace, from the first observation that saw steps to now.
+  // The pace, from the first observation that saw steps to the last one that saw a new
+  // step: a run that stopped advancing is a stall (said as such), not a slow run.
   if (s.step > 0 && s.total_steps > s.step && !pace_from_) pace_from_ = {o.at, s.step};
+  if (s.step > last_step_) {
+    last_step_ = s.step;
+    last_advance_ = o.at;
+  }
   bool late = false;
   std::string eta;
   if (limits_.time_limit.count() > 0 && pace_from_ && s.total_steps > s.step && o.alive) {
-    const double secs = std::chrono::duration<double>(o.at - pace_from_->first).count();
+    const double secs = std::chrono::duration<double>(last_advance_ - pace_from_->first).count();
     const double done = static_cast<double>(s.step - pace_from_->second);
     // Judged once the pace is known: a minute and 1% of the steps, or 5% of the limit.
     const double limit_s = static_cast<double>(limits_.time_limit.count()) / 1000.0;

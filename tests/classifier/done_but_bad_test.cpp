@@ -111,5 +111,33 @@ TEST(NanLoss, ANonFiniteEvaluationLossIsNanLoss) {
   EXPECT_EQ(run(fine + "{'eval_loss': 0.91, 'epoch': 6.0}\n", 0).cls, "healthy");
 }
 
+// Shapes met in public8's development half (public8 scored 6 of 13 blind on arrival).
+TEST(AnyShape, JsonRecordsWithAStepOfATotalAndASuffixedLossReachTheirEnd) {
+  std::string log = "steps: 200\n";
+  for (int s = 20; s <= 200; s += 20)
+    log += "{\"step\": " + std::to_string(s) + ", \"of\": 200, \"loss_lm\": " + std::to_string(2.0 - s / 200.0) +
+           ", \"tok_s\": 43000.5}\n";
+  log += "sft done, steps: 200\n";
+  const Verdict v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "healthy") << v.shows.front();
+  EXPECT_EQ(run("step 3 of 40 loss 1.2\nstep 40 of 40 loss 0.4\n", 0).cls, "healthy");
+}
+
+TEST(AnyShape, NonFiniteRewardsAndLogitsOfAPreferenceRunAreNanLoss) {
+  std::string log;
+  for (int i = 1; i <= 6; ++i)
+    log += "{'loss': 0.0, 'learning_rate': 0.0005, 'rewards/chosen': nan, 'rewards/margins': nan, "
+           "'logps/chosen': nan, 'logits/chosen': nan, 'epoch': " + std::to_string(i * 0.1) + "}\n";
+  EXPECT_EQ(run(log, 0).cls, "nan_loss");
+  EXPECT_NE(run("{'loss': 0.5, 'rewards/chosen': 0.31, 'logits/chosen': -2.5}\n", 0).cls, "nan_loss");
+}
+
+TEST(AnyShape, ASettingOutsideItsListIsAConfigError) {
+  const std::string log =
+      "Traceback (most recent call last):\n  File \"train.py\", line 55, in main\n    elm = Model(cfg)\n"
+      "ValueError: Model name 'None' not found in TOKEN_MAP_DICT. Available models: ['a/b-1B', 'c/d-4b']\n";
+  EXPECT_EQ(run(log, 1).cls, "config_error");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test

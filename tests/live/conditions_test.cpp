@@ -107,6 +107,23 @@ TEST(LiveConditions, APaceThatCannotReachTheTotalInTheLimit) {
   EXPECT_TRUE(fast.at(10s).empty());
   fast.o.snap.step = 1100;  // 1000 steps a minute: done in ten
   EXPECT_TRUE(fast.at(70s).empty());
+  // A run that stopped advancing: its pace is the one it had, and its silence a stall.
+  Feed stuck(limits(3600s, 120s));
+  stuck.o.snap.total_steps = 100;
+  stuck.o.snap.step = 2;
+  EXPECT_TRUE(stuck.at(1s).empty());
+  stuck.o.snap.step = 50;  // 48 steps in 6 s: the 50 left take 6 s more
+  EXPECT_TRUE(stuck.at(7s).empty());
+  for (int t = 20; t <= 110; t += 10)
+    EXPECT_TRUE(stuck.at(std::chrono::seconds(t)).empty()) << "no step since 7 s: not a pace at " << t << " s";
+  Feed slow(limits(3600s, 120s));
+  slow.o.snap.total_steps = 100;
+  slow.o.snap.step = 2;
+  EXPECT_TRUE(slow.at(1s).empty());
+  slow.o.snap.step = 4;
+  EXPECT_TRUE(slow.at(5s).empty());
+  slow.o.snap.step = 5;  // still advancing, 3 steps in 9 s: 95 more take 285 s past the limit
+  EXPECT_EQ(slow.at(10s), std::vector<std::string>{"wont_finish"});
   Feed unknown(limits(3600s));  // no limit known: nothing to say
   unknown.o.snap = f.o.snap;
   EXPECT_TRUE(unknown.at(10s).empty());

@@ -80,24 +80,25 @@ def sacct(job):
     return final
 
 
-def read_messages(job):
+def read_messages(job, live=False):
+    """The messages whose X-Gpualert-Job header names JOB; live alerts only with LIVE."""
     out = []
     for f in sorted(glob.glob(os.path.join(state["maildir"], "*.eml"))):
         with open(f, "rb") as fh:
             m = email.message_from_bytes(fh.read(), policy=email.policy.default)
-        if m["X-Gpualert-Job"] == str(job):
+        if m["X-Gpualert-Job"] == str(job) and (live or not m["X-Gpualert-Live"]):
             out.append(m)
     return out
 
 
-def messages_for(job, want=1, wait=90):
-    """Messages whose X-Gpualert-Job header names JOB: waits for WANT, then a
+def messages_for(job, want=1, wait=90, live=False):
+    """Messages for JOB (the live alerts too with LIVE): waits for WANT, then a
     little longer so that a duplicate would be seen too."""
     deadline = time.time() + wait
-    while time.time() < deadline and len(read_messages(job)) < want:
+    while time.time() < deadline and len(read_messages(job, live)) < want:
         time.sleep(0.5)
     time.sleep(2)
-    return read_messages(job)
+    return read_messages(job, live)
 
 
 def job_id(submit_output):
@@ -758,7 +759,7 @@ class PluginOnRealSlurm(unittest.TestCase):
                 jobs[kind] = job_id(p.stdout.decode())
             for kind in kinds:
                 self.assertEqual(sacct(jobs[kind]), ("COMPLETED", "0:0"), kind)
-            got = {kind: messages_for(jobs[kind], want=1 if kind == "steady" else 2) for kind in kinds}
+            got = {kind: messages_for(jobs[kind], want=1 if kind == "steady" else 2, live=True) for kind in kinds}
         finally:
             with open(state["conf"], "w") as f:
                 f.write(good_conf)
@@ -825,7 +826,7 @@ class PluginOnRealSlurm(unittest.TestCase):
             time.sleep(3)  # the watcher has seen the tee hold its lock
             sh(["kill", "-9", tees[0]])
             sacct(jid)
-            msgs = messages_for(jid, want=2)
+            msgs = messages_for(jid, want=2, live=True)
         finally:
             with open(state["conf"], "w") as f:
                 f.write(good_conf)
@@ -851,7 +852,7 @@ class PluginOnRealSlurm(unittest.TestCase):
             kept = job_id(as_user("sbatch --parsable --gpualert=alice@example.org -o /dev/null " + wrap,
                                   check=True).stdout.decode())
             self.assertEqual(sacct(kept), ("COMPLETED", "0:0"), "the site did not allow it: it ran on")
-            kept_msgs = messages_for(kept, want=2)
+            kept_msgs = messages_for(kept, want=2, live=True)
             with open(state["conf"], "a") as f:
                 f.write("allow_cancel = yes\n")
             t0 = time.time()
@@ -859,7 +860,7 @@ class PluginOnRealSlurm(unittest.TestCase):
                                  check=True).stdout.decode())
             acct = sacct(jid)
             took = time.time() - t0
-            msgs = messages_for(jid, want=3)
+            msgs = messages_for(jid, want=3, live=True)
         finally:
             with open(state["conf"], "w") as f:
                 f.write(good_conf)

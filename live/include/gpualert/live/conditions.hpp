@@ -58,6 +58,8 @@ class Conditions {
   double cpu_rate_ = -1;  // CPU seconds per second over the last interval (-1 unknown)
   // The pace: the first observation that had a step count.
   std::optional<std::pair<Clock::time_point, std::uint64_t>> pace_from_;
+  std::uint64_t last_step_ = 0;       // the highest step seen, and when it was first seen
+  Clock::time_point last_advance_{};
 };
 
 std::string human_minutes(std::chrono::milliseconds d);
