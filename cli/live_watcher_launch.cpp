@@ -1,5 +1,7 @@
 #include "live_watcher_launch.hpp"
 
+#include "gpualert/config/live_choice.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -18,7 +20,7 @@ namespace gpualert::cli {
 
 WatcherHandle start_watcher(const PostRunInput& in, pid_t command) {
   WatcherHandle w;
-  if (!in.settings.live || in.facts.run_dir.empty() || in.facts.log.empty() || command <= 0) return w;
+  if (!config::why_no_live_alerts(in.settings).empty() || in.facts.run_dir.empty() || in.facts.log.empty() || command <= 0) return w;
   PostRunInput rec = in;
   rec.child_pid = command;
   const std::string record = encode_post_run(rec);

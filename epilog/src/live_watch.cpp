@@ -27,6 +27,7 @@
 #include "gpualert/live/job_watch.hpp"
 #include "gpualert/live/watcher.hpp"
 #include "gpualert/report/delivery.hpp"
+#include "gpualert/config/live_choice.hpp"
 #include "gpualert/spool/spool_dir.hpp"
 #include "gpualert/live/alert_message.hpp"
 
@@ -190,8 +191,8 @@ int run_live_watch(const LiveWatchArgs& args) {
     if (!recipients.empty()) settings.to = recipients;
     else settings.to = {user + "@" + config::host_name()};
     for (const auto& n : apply_user_file(settings, ju, user, !recipients.empty(), rule)) note(n);
-    if (!settings.live) {
-      note("job " + job + ": live alerts are off (live = no)");
+    if (const auto why_not = config::why_no_live_alerts(settings); !why_not.empty()) {
+      note("job " + job + ": " + why_not);
       return 0;
     }
 

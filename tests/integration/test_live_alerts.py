@@ -160,6 +160,18 @@ class LiveAlerts(GpualertCase):
         text = final.get_body(("plain",)).get_content()
         self.assertIn("stall_cancel", text, "the verdict says why it ended")
 
+    def test_a_user_who_wants_no_message_gets_no_live_alert_either(self):
+        script = os.path.join(self.tmp, "train.py")
+        with open(script, "w") as f:
+            f.write(SILENT)
+        with SmtpServer(self.tmp) as srv:
+            r = self.gpualert(["--smtp", srv.url, "--to", "alice@example.org", "--stall-after", "1"],
+                              ["/usr/bin/python3", script], env={"GPUALERT_LIVE_INTERVAL": "0.25", "GPUALERT_NOTIFY": "none"})
+            msgs = srv.messages()
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(msgs, [], "notify = none: neither the verdict nor a live alert")
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "run", "alerts.json")))
+
     def test_a_pace_that_cannot_finish_in_the_limit(self):
         r, live, final, alerts, arrived, _ = self.run_live(TOO_SLOW, "--stall-after", "60", "--time-limit", "20")
         self.assertEqual(r.returncode, 0)
