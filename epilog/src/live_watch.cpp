@@ -18,6 +18,7 @@
 #include "controller_view.hpp"
 #include "detach.hpp"
 #include "job_facts.hpp"
+#include "job_recipients.hpp"
 #include "user_settings.hpp"
 #include "gpualert/common/run_program.hpp"
 #include "gpualert/common/text.hpp"
@@ -182,15 +183,9 @@ int run_live_watch(const LiveWatchArgs& args) {
     if (!args.to.empty()) config::parse_destination_list(args.to, recipients, why);
     config::RecipientPolicy rule = args.rule;
     rule.allow = config::split_patterns(args.allow_to);
-    if (recipients.empty() && !ctl.mail_user.empty()) {
-      if (const auto refused = config::refuse_recipients(ctl.mail_user, rule, user))
-        note("--mail-user not used: " + *refused);
-      else
-        recipients = ctl.mail_user;
-    }
-    if (!recipients.empty()) settings.to = recipients;
-    else settings.to = {user + "@" + config::host_name()};
-    for (const auto& n : apply_user_file(settings, ju, user, !recipients.empty(), rule)) note(n);
+    const JobRecipients chosen = job_recipients(recipients, ctl.mail_user, rule, user, note);
+    settings.to = chosen.to;
+    for (const auto& n : apply_user_file(settings, ju, user, chosen.named, rule)) note(n);
     if (const auto why_not = config::why_no_live_alerts(settings); !why_not.empty()) {
       note("job " + job + ": " + why_not);
       return 0;

@@ -39,6 +39,7 @@
 #include "job_env.hpp"
 #include "job_facts.hpp"
 #include "job_logs.hpp"
+#include "job_recipients.hpp"
 #include "job_start_view.hpp"
 #include "launch_failure.hpp"
 #include "live_watch.hpp"
@@ -248,21 +249,14 @@ int main(int argc, char** argv) {
     // plugin held them to the site's recipient rule when the step started).
     for (const auto& step : logs.steps) add_unique(recipients, step.to);
     rule.allow = config::split_patterns(allow_to);
-    if (recipients.empty() && !ctl.mail_user.empty()) {
-      // --mail-user is the user's word too: held to the same rule as --gpualert=.
-      if (const auto refused = config::refuse_recipients(ctl.mail_user, rule, env->user))
-        note("--mail-user not used: " + *refused);
-      else
-        recipients = ctl.mail_user;
-    }
+    const JobRecipients chosen = job_recipients(recipients, ctl.mail_user, rule, env->user, note);
     config::Settings settings = loader.settings();
     settings.outbox_reserve = reserve;
-    if (!recipients.empty()) settings.to = recipients;
-    else if (!env->user.empty()) settings.to = {env->user + "@" + config::host_name()};
+    if (!chosen.to.empty()) settings.to = chosen.to;
     for (const auto& p : loader.problems()) note("config: " + p.text());
     // The user's own choices: whether to be told, where by default, HTML or not.
     for (const auto& n : apply_user_file(settings, JobUser{env->uid, env->gid, groups_of(env->user, env->gid)},
-                                         env->user, !recipients.empty(), rule))
+                                         env->user, chosen.named, rule))
       note(n);
 
     JobFacts jf = job_facts(*env, acct, logs);
