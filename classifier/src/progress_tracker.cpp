@@ -55,6 +55,10 @@ void mark(Marker& m, std::uint64_t line, std::string_view text) {
 constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?)";
 constexpr const char* kBracketStep = R"(^\s*\[\s*(\d{1,9})\s*\])";
 constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
+// A bar's elapsed clock after its count: "12/28 [02:08<01:30", "100/100 [1:16:07<00:00".
+constexpr const char* kBarClock = R"((\d{1,9})/(\d{1,9})\s*\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})\s*[<,\]])";
+// What a bar that is not the training's own says before its count (loading, evaluation, data preparation).
+constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|eval|valid|test|filter|process|extract|infer|predict|sampl|shard|convert|prepar|build|index|writ|sav|upload|encod|decod|warm|resolv|comput|search|scan|calibrat)";
 constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
 constexpr const char* kStepSetting = R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)";
 constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
@@ -90,6 +94,8 @@ struct Patterns {
   RE2 step{kStep, opt()};
   RE2 bracket_step{kBracketStep, opt()};
   RE2 frac_bar{kFracBar, opt()};
+  RE2 bar_clock{kBarClock, opt()};
+  RE2 side_bar{kSideBar, opt()};
   RE2 epoch{kEpoch, opt()};
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
   RE2 step_setting{kStepSetting, opt()};
@@ -256,10 +262,22 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   if (RE2::PartialMatch(sp, p.frac_bar, &a, &b)) {
     const auto bi = static_cast<std::uint64_t>(num(a));
     const auto bn = static_cast<std::uint64_t>(num(b));
-    if (bn > 0 && bi <= bn) {
+    const auto at = s.find(a + "/" + b);
+    const std::string_view desc = s.substr(0, at == std::string_view::npos ? 0 : at);
+    // A loading or evaluation bar, or one nested under another (tqdm moves the cursor
+    // back up after it: ESC [A), counts no training step and times none.
+    side_bar_ = has(s, "\x1b[A") || has(s, "][A") || RE2::PartialMatch(re2::StringPiece(desc.data(), desc.size()), p.side_bar);
+    if (bn > 0 && bi <= bn && !side_bar_) {
       const std::uint64_t ep = epoch_index_ > 0 ? epoch_index_ - 1 : 0;
       note_step(ep * bn + bi, 0);
       is_progress = true;
+      {
+        bar_end = Marker{line, cut(s)};
+        bar_end_full = bi == bn && bn >= 5;
+        std::string count, of, h, m, sec;
+        if (RE2::PartialMatch(sp, p.bar_clock, &count, &of, &h, &m, &sec) && count == a)
+          rhythm.record(bi, static_cast<std::uint64_t>(num(h.empty() ? "0" : h) * 3600 + num(m) * 60 + num(sec)), line);
+      }
     }
   }
   (void)line;
@@ -278,6 +296,7 @@ void ProgressTracker::timings(std::string_view s, std::string_view rank, std::ui
     const double r = num(v);
     if (r > 0) st = 1.0 / r;
   }
+  if (side_bar_) st = std::nan("");  // a loading or evaluation bar's rate is not the training's step
   double cp = std::nan(""), wt = std::nan(""), dt = std::nan("");
   if (RE2::PartialMatch(sp, p.compute, &ms, &v, &u)) cp = seconds(v, u, !ms.empty());
   if (RE2::PartialMatch(sp, p.wait, &ms, &v, &u)) wt = seconds(v, u, !ms.empty());
@@ -389,6 +408,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
                     has(body, "it/s") || has(body, "ime") || has(body, "TEP") || has(body, "rank") || has(body, "ank") ||
                     has(body, "[") || has(body, "max_steps") || has(body, "_iters");
   if (!gate) return;
+  side_bar_ = false;
   steps(body, line, is_progress);
   if (!is_progress) return;
   ++progress_lines;

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "step_rhythm.hpp"
+
 namespace gpualert::classify::detail {
 
 struct Marker {
@@ -88,6 +90,11 @@ class ProgressTracker {
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
   Marker last_counted_step;                        // the line of the highest "step N/M"
+  // The training's progress bar (not a loading or evaluation bar): its newest record,
+  // and whether that record is the bar's full count ("28/28"), and its steps' rhythm.
+  Marker bar_end;
+  bool bar_end_full = false;
+  StepRhythm rhythm;
   // The line where the epoch counter went back to its start after reaching 3 or more:
   // another training run began in the same log (0 = none).
   std::uint64_t restarted_at = 0;
@@ -124,6 +131,7 @@ class ProgressTracker {
   bool note_epoch(std::int64_t e, std::uint64_t total, bool has_total, std::string_view s, std::uint64_t line);
   std::int64_t ts_after_progress_ = 0;
   bool first_bound_pending_ = false;
+  bool side_bar_ = false;     // this line is a loading / evaluation / nested progress bar
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
   std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
   std::int64_t epoch_no_ = -1;

@@ -3,6 +3,7 @@
 // throughput checks need a real exit status).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "test_util.hpp"
@@ -137,6 +138,84 @@ TEST(AnyShape, ASettingOutsideItsListIsAConfigError) {
       "Traceback (most recent call last):\n  File \"train.py\", line 55, in main\n    elm = Model(cfg)\n"
       "ValueError: Model name 'None' not found in TOKEN_MAP_DICT. Available models: ['a/b-1B', 'c/d-4b']\n";
   EXPECT_EQ(run(log, 1).cls, "config_error");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+// A tqdm bar record: "desc  p%|bar| n/N [MM:SS<00:00, R s/it]".
+std::string bar(const std::string& desc, int n, int total, int elapsed_s, double rate) {
+  char clock[16];
+  std::snprintf(clock, sizeof clock, "%02d:%02d", elapsed_s / 60, elapsed_s % 60);
+  return desc + " " + std::to_string(100 * n / total) + "%|#####| " + std::to_string(n) + "/" + std::to_string(total) +
+         " [" + clock + "<00:00, " + std::to_string(rate) + "s/it]";
+}
+
+// Shapes met in public8's development half (scored blind on arrival first).
+TEST(AnyShape, ATrainingBarAtItsFullCountIsTheRunsEndAndItsSlowingStepsAreHealthySlow) {
+  std::string steady, slowing;
+  for (int n = 1; n <= 40; ++n) {
+    steady += bar("", n, 40, n * 2, 2.0) + "\n";
+    slowing += bar("", n, 40, n * 2, n <= 12 ? 2.0 : 9.0) + "\n";
+  }
+  EXPECT_EQ(run(steady, std::nullopt).cls, "healthy");
+  EXPECT_EQ(run(slowing, std::nullopt).cls, "healthy_slow");
+  // Cut before the bar's end, the same slowdown is no verdict on the run.
+  EXPECT_NE(run(slowing.substr(0, slowing.find(" 38/40")), std::nullopt).cls, "healthy_slow");
+}
+
+TEST(AnyShape, LoadingAndNestedEvaluationBarsCountNoStepAndTimeNone) {
+  // Fast weight-loading and evaluation bars around a steady training bar: no slowdown.
+  std::string log;
+  for (int n = 1; n <= 20; ++n) log += bar("Loading checkpoint shards:", n, 20, 0, 0.01) + "\n";
+  for (int n = 1; n <= 40; ++n) {
+    log += bar("", n, 40, n * 2, 2.0) + "\n";
+    if (n % 10 == 0) log += bar("", 5, 5, 1, 0.2) + "\x1b[A\n";
+  }
+  EXPECT_EQ(run(log, std::nullopt).cls, "healthy");
+  EXPECT_EQ(run(log, 0).cls, "healthy");
+}
+
+TEST(AnyShape, OneSlowStepInEveryFewIsALoaderThatCannotKeepUp) {
+  std::string starved, uneven;
+  int t = 0, u = 0;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int n = 0; n <= 28; ++n) {
+      if (n > 0) t += n % 4 == 1 ? 40 : 1;
+      if (n > 0) u += n == 13 ? 40 : 1;  // one long step: a checkpoint, not a rhythm
+      starved += bar("Rank 0 Training:", n, 28, t, 10.0) + "\r";
+      uneven += bar("Rank 0 Training:", n, 28, u, 10.0) + "\r";
+    }
+    starved += "\n";
+    uneven += "\n";
+  }
+  const Verdict v = run(starved, std::nullopt);
+  EXPECT_EQ(v.cls, "underutilized");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("one step in every 4"), std::string::npos) << v.shows.front();
+  EXPECT_NE(run(uneven, std::nullopt).cls, "underutilized");
+}
+
+TEST(AnyShape, ACounterThatIsNotTheTrainingsIsNoHandfulOfSteps) {
+  // "Step 1" of a notebook's exercise list, then a hundred Keras epochs.
+  std::string log = "Step 1\n";
+  for (int e = 1; e <= 100; ++e)
+    log += "Epoch " + std::to_string(e) + "/100\n469/469 - 0s - 1ms/step - loss: " + std::to_string(1.0 / e) + "\n";
+  EXPECT_NE(run(log + "Training complete.\n", std::nullopt).cls, "undertrained");
+}
+
+TEST(AnyShape, APeerResetInsideTheRendezvousIsTheRendezvous) {
+  const std::string log =
+      "Traceback (most recent call last):\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py\", "
+      "line 113, in _call_store\n    return getattr(self._store, store_op)(*args, **kwargs)\n"
+      "RuntimeError: Connection reset by peer\n";
+  EXPECT_EQ(run(log, 1).cls, "rendezvous");
+  EXPECT_EQ(run("Traceback (most recent call last):\n  File \"train.py\", line 9, in step\n    loss.backward()\n"
+                "RuntimeError: Connection reset by peer\n", 1).cls, "nccl");
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ const Marker* announced_end_reached(const Decision& d) {
   const ProgressTracker& P = d.scan.progress;
   if (P.total_steps && P.last_counted_step && P.max_step >= P.total_steps) return &P.last_counted_step;
   if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
+  // The training's own progress bar at its full count, unless a counter says more was planned.
+  const bool more_planned = (P.total_steps && P.max_step < P.total_steps) ||
+                            (P.total_epochs && P.max_epoch + 1 < P.total_epochs);
+  if (P.bar_end_full && !more_planned) return &P.bar_end;
   return nullptr;
 }
 
@@ -65,8 +69,10 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
     const bool by_step = end == &P.last_counted_step;
     d.cite_marker(*end, "progress.announced_end",
                 by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced"
-                        : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
-                              " announced: the run reached its planned length");
+                : end == &P.bar_end
+                    ? std::string("the training's progress bar reached its full count")
+                    : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
+                          " announced: the run reached its planned length");
     conf += 0.15;
   }
   if (down) {
@@ -132,15 +138,15 @@ Verdict healthy_or_not(Decision& d) {
       if (P.loader_warning)
         d.finding("underutilized", "suspected: line " + std::to_string(P.loader_warning.line) + ": " + P.loader_warning.text, 0.3, {});
     }
-  } else if (pasted && fin) {
-    // The program says it finished: judge it as a completed run (a handful of steps, a
-    // loss that went wrong), else healthy as far as the text goes.
+  } else if (const Marker* end = pasted && !fin && tr.trend != LossTracker::Trend::up ? announced_end_reached(d) : nullptr;
+             pasted && (fin || end)) {
+    // The program says it finished, or reached the length it announced: judge it as a
+    // completed run (a handful of steps, a loss that went wrong, steps that slowed or
+    // starved), else healthy as far as the text goes.
     d.completed_by_log = true;
-    if (!done_but_bad(d, facts)) healthy_from_text(d, fin, nullptr, facts);
+    if (!done_but_bad(d, facts)) healthy_from_text(d, fin, end, facts);
   } else if (pasted && done_but_bad(d, facts)) {
     // No exit status, no error, but the loss says the training went wrong.
-  } else if (const Marker* end = pasted && tr.trend != LossTracker::Trend::up ? announced_end_reached(d) : nullptr) {
-    healthy_from_text(d, nullptr, end, facts);
   } else if (pasted && chatter.empty() && P.loader_warning) {
     // Stopped mid-run with nothing wrong but the data loader's own warning that it has
     // more workers than the node has CPUs (or too few to keep up): the input pipeline.

@@ -1,6 +1,7 @@
 // The done-but-bad checks in order of precedence: the first that finds its class is
 // the verdict. Correctness before throughput; the throughput checks need the run's
-// real end (an exit status of 0), since a pasted log's timings say nothing of a run's end.
+// real end (an exit status of 0), or at least a log that shows the run to its end: a
+// pasted stretch's timings say nothing of the whole run.
 #include "finished_run.hpp"
 
 #include <algorithm>
@@ -16,6 +17,7 @@ enum class Needs {
   completed,    // exit 0, or a pasted log whose program says it finished
   unknown_end,  // only when the run's real end is not known
   real_end,     // exit 0
+  whole_run,    // exit 0, or a pasted log that shows the run to its end (its timings cover the run)
 };
 
 struct Check {
@@ -28,13 +30,14 @@ const Check kChecks[] = {
     {check_undertrained, Needs::completed},
     {check_divergence, Needs::anything},
     {check_underutilized_any_stretch, Needs::unknown_end},
+    {check_underutilized_rhythm, Needs::anything},
     {check_loader_oversubscribed, Needs::unknown_end},
     {check_throughput_bound, Needs::real_end},
     {check_straggler, Needs::real_end},
     {check_thermal_throttle, Needs::real_end},
-    {check_underutilized, Needs::real_end},
+    {check_underutilized, Needs::whole_run},
     {check_divergence_plateau, Needs::real_end},
-    {check_healthy_slow, Needs::real_end},
+    {check_healthy_slow, Needs::whole_run},
 };
 
 }  // namespace
@@ -72,7 +75,8 @@ bool done_but_bad(Decision& d, Facts& facts) {
   const bool real_end = !r.loss_only && !d.completed_by_log;
   for (const Check& c : kChecks) {
     const bool applies = c.needs == Needs::anything || (c.needs == Needs::completed && !r.loss_only) ||
-                         (c.needs == Needs::unknown_end && !real_end) || (c.needs == Needs::real_end && real_end);
+                         (c.needs == Needs::unknown_end && !real_end) || (c.needs == Needs::real_end && real_end) ||
+                         (c.needs == Needs::whole_run && (real_end || d.completed_by_log));
     if (applies && c.run(r)) return true;
   }
   if (real_end) note_harmless_throttle(r);

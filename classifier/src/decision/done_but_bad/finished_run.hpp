@@ -40,6 +40,7 @@ bool check_divergence(FinishedRun& r);          // rising, exploded, frozen, pin
 bool check_divergence_plateau(FinishedRun& r);  // never moved from its start (weaker)
 bool check_underutilized_any_stretch(FinishedRun& r);  // data wait >= 70 %: visible in any part of a log
 bool check_underutilized(FinishedRun& r);
+bool check_underutilized_rhythm(FinishedRun& r);  // one slow step in every few: the loader's workers run dry
 bool check_loader_oversubscribed(FinishedRun& r);  // more loader workers than CPUs, said by PyTorch (pasted logs)
 bool check_throughput_bound(FinishedRun& r);
 bool check_straggler(FinishedRun& r);

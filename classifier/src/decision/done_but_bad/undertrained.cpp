@@ -10,6 +10,9 @@ bool check_undertrained(FinishedRun& r) {
   const std::uint64_t steps = r.steps;
   const bool handful = steps <= 3 || (P.total_steps && P.total_steps <= 10 && steps <= P.total_steps);
   if (steps < 1 || !handful || !(P.have_step || P.total_steps)) return false;
+  // Several epochs done, or far more loss values than steps: the counter read is not the
+  // training's ("Step 1" of a notebook's exercise list), and the run was no handful.
+  if (P.max_epoch >= 2 || r.loss.count() > 3 * steps + 5) return false;
   r.d.v.shows.push_back("training stopped after " + std::to_string(steps) + " step(s)" +
                         (P.total_steps ? " (the run planned " + std::to_string(P.total_steps) + ")" : ""));
   if (r.loss.count()) r.d.v.shows.push_back(std::to_string(r.loss.count()) + " loss value(s) were printed");
