@@ -220,3 +220,27 @@ TEST(AnyShape, APeerResetInsideTheRendezvousIsTheRendezvous) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(PastedLog, AWarningThatNamesACauseIsTheLeadOfALogThatNeverTrained) {
+  const std::string warning =
+      "/usr/lib/python3/dist-packages/torch/cuda/__init__.py:124: UserWarning: CUDA initialization: The NVIDIA driver "
+      "on your system is too old (found version 11000).\n";
+  const Verdict v = run(warning, std::nullopt);
+  EXPECT_EQ(v.cls, "env_mismatch");
+  EXPECT_FALSE(v.cannot_decide.empty());
+  // The job trained on after it: the warning ended nothing.
+  std::string trained = warning;
+  for (int i = 1; i <= 12; ++i) trained += "step " + std::to_string(i) + " loss " + std::to_string(3.0 / i) + "\n";
+  EXPECT_NE(run(trained, std::nullopt).cls, "env_mismatch");
+  // It lived on into distributed set-up and stopped there: a hang, not the warning.
+  EXPECT_EQ(run(warning + "node1:77:77 [0] NCCL INFO Init COMPLETE\nnode1:77:77 [0] NCCL INFO Connected all rings\n"
+                          "node1:77:77 [0] NCCL INFO Connected all trees\n",
+                std::nullopt).cls,
+            "hang");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

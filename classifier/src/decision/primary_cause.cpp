@@ -34,8 +34,16 @@ PrimaryChoice choose_primary(Decision& d) {
   }
   prefer_hang(d, primary, disposition_primary, out.ended_by);
   // A failed run with nothing stronger: a warning that names a concrete cause (NCCL
-  // prints its CUDA failures as "NCCL WARN") is the best lead, said to be one.
-  if (!primary && d.exit_status.code && *d.exit_status.code != 0) {
+  // prints its CUDA failures as "NCCL WARN") is the best lead, said to be one. So it is
+  // for a pasted log with no exit status that never got to train: nothing else in it
+  // could have ended the job. Unless it ends in distributed set-up messages: the job
+  // lived on after the warning, and stalled there (healthy_or_not's hang).
+  const bool failed = d.exit_status.code && *d.exit_status.code != 0;
+  std::vector<Citation> chatter;
+  const bool pasted_before_training = !d.exit_status.code && d.slurm.empty() && !d.st.exec_failed &&
+                                      d.scan.progress.progress_lines == 0 && d.scan.loss.count() == 0 &&
+                                      !ends_in_setup_chatter(d, chatter);
+  if (!primary && (failed || pasted_before_training)) {
     for (const auto& [cls, c] : d.weak)
       if (c.priority >= kConcrete && c.hit && c.hit->on_warning && !c.hit->demoted && (!primary || better(c, *primary)))
         primary = c;
