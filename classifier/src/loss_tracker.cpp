@@ -40,6 +40,20 @@ double mean(const std::vector<LossPoint>& v, std::size_t from, std::size_t to) {
   return w.size() % 2 ? w[m] : (w[m - 1] + w[m]) / 2;
 }
 
+// How far the medians of two windows of Q values may differ by scatter alone: twice the
+// standard error of their difference, the scatter read robustly (median absolute
+// deviation) from the noisier window. A rise smaller than that is noise, not a trend.
+double noise_of_medians(const std::vector<LossPoint>& v, std::size_t q) {
+  auto mad = [&](std::size_t from, std::size_t to) {
+    const double m = mean(v, from, to);
+    std::vector<LossPoint> dev;
+    for (std::size_t i = from; i < to; ++i) dev.push_back(LossPoint{v[i].line, std::fabs(v[i].value - m)});
+    return mean(dev, 0, dev.size());
+  };
+  const double sd = 1.4826 * std::max(mad(0, q), mad(v.size() - q, v.size()));
+  return 2.0 * 1.25 * sd * std::sqrt(2.0 / static_cast<double>(q));
+}
+
 }  // namespace
 
 bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_t line) {
@@ -165,10 +179,17 @@ LossTracker::TrendInfo LossTracker::trend() const {
   t.end_line = all.back().line;
   t.end_from = all[all.size() - q].line;
   t.window = q;
-  const double scale = std::max(std::fabs(t.start), 1e-9);
+  // A loss that crosses zero (a policy-gradient or other surrogate objective) has no
+  // natural scale: its change is measured against its own range, not its start.
+  double lo = all.front().value, hi = lo;
+  for (const auto& p : all) {
+    lo = std::min(lo, p.value);
+    hi = std::max(hi, p.value);
+  }
+  const double scale = std::max(lo < 0 && hi > 0 ? hi - lo : std::fabs(t.start), 1e-9);
   const double rel = (t.end - t.start) / scale;
   if (rel <= -0.02) t.trend = Trend::down;
-  else if (rel >= 0.05) t.trend = Trend::up;
+  else if (rel >= 0.05 && t.end - t.start > noise_of_medians(all, q)) t.trend = Trend::up;
   else t.trend = Trend::flat;
   return t;
 }

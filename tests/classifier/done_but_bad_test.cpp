@@ -244,3 +244,27 @@ TEST(PastedLog, AWarningThatNamesACauseIsTheLeadOfALogThatNeverTrained) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(AnyShape, ASurrogateLossAroundZeroThatMovesByItsNoiseIsNoDivergence) {
+  // A GRPO run: the policy loss scatters around zero, drifting by less than its scatter,
+  // while the reward climbs.
+  std::string grpo;
+  auto scatter = [](int i) { return (i % 2 ? 0.01 : -0.01) * ((i % 5) + 1) / 5.0; };  // -0.01 .. +0.01
+  for (int i = 1; i <= 100; ++i)
+    grpo += "{'loss': " + std::to_string(-0.003 + 0.002 * i / 100.0 + scatter(i)) + ", 'reward': " + std::to_string(0.1 + i / 50.0) +
+            ", 'epoch': " + std::to_string(i / 100.0) + "}\n";
+  grpo += "{'train_runtime': 3600.0, 'train_loss': 0.0012, 'epoch': 1.0}\n";
+  EXPECT_EQ(run(grpo, std::nullopt).cls, "healthy");
+  // A loss that really climbs, far beyond its scatter, still is.
+  std::string rising;
+  for (int i = 1; i <= 100; ++i)
+    rising += "{'loss': " + std::to_string(1.0 + i / 50.0 + scatter(i)) + ", 'epoch': " +
+              std::to_string(i / 100.0) + "}\n";
+  EXPECT_EQ(run(rising + "{'train_runtime': 3600.0, 'train_loss': 2.0, 'epoch': 1.0}\n", std::nullopt).cls, "divergence");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

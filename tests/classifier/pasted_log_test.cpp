@@ -131,3 +131,21 @@ TEST(PastedLog, ALossAtItsStartingLevelEarlyInThePlanIsNoDivergence) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(PastedLog, AQuietThatEndsOnTheProgramsOwnEndLineIsNoHang) {
+  std::string log;
+  for (int e = 1; e <= 10; ++e)
+    log += "2023-01-01 10:" + std::string(e < 10 ? "0" : "") + std::to_string(e) + ":00 | INFO | train | epoch " +
+           std::to_string(e) + " | loss " + std::to_string(8 - e * 0.4) + "\n";
+  // Fifty minutes of final evaluation and saving, then the program's own end line.
+  EXPECT_EQ(run(log + "2023-01-01 11:00:00 | INFO | fairseq_cli.train | done training in 3201.5 seconds\n", std::nullopt).cls,
+            "healthy");
+  // The same quiet ending on a line that is no end of the run is a hang.
+  EXPECT_EQ(run(log + "2023-01-01 11:00:00 | INFO | heartbeat\n", std::nullopt).cls, "hang");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test

@@ -40,7 +40,11 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
                       (primary && primary->cls == "unknown") || (d.exit_status.code && *d.exit_status.code == 124 && !primary);
   const bool ended = disposition_primary && primary &&
                      (primary->cls == "timeout" || primary->cls == "cancelled" || primary->cls == "preempted");
-  if (silent && *silent >= need && (ended || killed || (!primary && !d.exit_status.zero))) {
+  // Nothing ended it, and the quiet ends on the program's own end-of-run line: it was
+  // busy (a last evaluation, the final save) and finished, not hung.
+  const Citation* fin = finish_marker_near_end(d);
+  const bool quiet_ends_in_finish = fin && fin->line >= P.last_ts_line;
+  if (silent && *silent >= need && (ended || killed || (!primary && !d.exit_status.zero && !quiet_ends_in_finish))) {
     if (primary) ended_by = primary;
     Cand h{"hang", 60, P.last_progress_line, nullptr, how + ": the job stopped making progress long before it was ended",
            "log", {}, 1, 1};
