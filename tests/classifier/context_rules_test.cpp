@@ -217,3 +217,35 @@ TEST(Resume, AnUppercaseEnvironmentFlagIsAResumeRequest) {
   for (int i = 1; i <= 10; ++i) log += "step " + std::to_string(10 * i) + "/300 loss " + std::to_string(12.0 / i) + "\n";
   EXPECT_EQ(run(log, 0).cls, "resume_from_scratch");
 }
+
+// Root cause over symptom at start-up: the installed software is the wrong version.
+TEST(RootCause, AnInstalledLibraryOfTheWrongVersionIsAnEnvironmentMismatch) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    import x\n";
+  EXPECT_EQ(run(tb + "ImportError: cannot import name 'is_torch_fx_available' from 'transformers.utils' "
+                     "(/opt/conda/lib/python3.10/site-packages/transformers/utils/__init__.py)\n", 1).cls,
+            "env_mismatch");
+  // From the job's own module, or from an empty namespace, it is not the environment's version.
+  EXPECT_NE(run(tb + "ImportError: cannot import name 'get_model' from 'utils.models' (/home/u/proj/utils/models.py)\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run(tb + "ImportError: cannot import name 'Trainer' from 'transformers' (unknown location)\n", 1).cls,
+            "missing_module");
+  EXPECT_EQ(run(tb + "ImportError: peft>=0.5.0 is required for a normal functioning of this module, but found peft==0.4.0.\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run("nvcc fatal   : Unsupported gpu architecture 'compute_90'\nRuntimeError: Error building extension 'fused_adam'\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run(tb + "TypeError: Descriptors cannot not be created directly.\n", 1).cls, "env_mismatch");
+  const std::string auto_frames =
+      "  File \"/opt/conda/lib/python3.10/site-packages/transformers/models/auto/configuration_auto.py\", line 734, in "
+      "__getitem__\n    raise KeyError(key)\n";
+  EXPECT_EQ(run(tb + auto_frames + "KeyError: 'qwen2'\n", 1).cls, "env_mismatch");
+  EXPECT_NE(run(tb + "KeyError: 'qwen2'\n", 1).cls, "env_mismatch") << "a KeyError elsewhere is the code's";
+}
+
+TEST(RootCause, ASettingTheLaunchCannotMeetIsAConfigError) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\n";
+  EXPECT_EQ(run(tb + "ValueError: The global batch size 30 is not divisible by the number of GPUs 4\n", 1).cls, "config_error");
+  EXPECT_EQ(run("Error merging 'config.yaml' with schema\nKey 'trainer.max_epoch' not in 'TrainerConfig'\n"
+                "    full_key: trainer.max_epoch\n",
+                1).cls,
+            "config_error");
+}
