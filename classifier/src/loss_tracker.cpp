@@ -194,6 +194,31 @@ LossTracker::TrendInfo LossTracker::trend() const {
   return t;
 }
 
+std::optional<LossTracker::Unrecovered> LossTracker::spike_unrecovered() const {
+  // The whole run's picture (evenly thinned): the low may lie in a middle the head and
+  // tail do not keep.
+  std::vector<LossPoint> pts;
+  for (const CurvePoint& c : overview())
+    if (std::isfinite(c.value)) pts.push_back(LossPoint{c.line, c.value});
+  if (pts.size() < 24) return std::nullopt;
+  std::vector<double> smooth;  // medians of 5: single spikes move nothing
+  for (std::size_t i = 2; i + 2 < pts.size(); ++i) smooth.push_back(mean(pts, i - 2, i + 3));
+  const auto low = static_cast<std::size_t>(std::min_element(smooth.begin(), smooth.end()) - smooth.begin());
+  const std::size_t after = smooth.size() - 1 - low;
+  if (after < 12 || smooth[low] <= 0) return std::nullopt;
+  const auto peak = static_cast<std::size_t>(std::max_element(smooth.begin() + static_cast<std::ptrdiff_t>(low), smooth.end()) -
+                                             smooth.begin());
+  // What the run had learned before its low: the spike must undo half of it, and the end
+  // still a fifth (a converged loss of 0.006 that wobbles to 0.02 undid nothing).
+  const double start = mean(pts, 0, std::min<std::size_t>(16, pts.size() / 4));
+  const double learned = start - smooth[low];
+  if (learned <= 0 || smooth[peak] < 1.3 * smooth[low] || smooth[peak] - smooth[low] < 0.5 * learned) return std::nullopt;
+  const std::size_t last_n = std::max<std::size_t>(5, after / 4);
+  for (std::size_t i = smooth.size() - last_n; i < smooth.size(); ++i)
+    if (i <= peak || smooth[i] < 1.12 * smooth[low] || smooth[i] - smooth[low] < 0.2 * learned) return std::nullopt;
+  return Unrecovered{smooth[low], smooth[peak], smooth.back(), pts[low + 2].line, pts[peak + 2].line, pts.back().line};
+}
+
 std::optional<LossPoint> LossTracker::last() const {
   if (!tail_.empty()) return tail_.back();
   if (!head_.empty()) return head_.back();

@@ -87,6 +87,13 @@ class LossTracker {
     std::size_t after = 0, rising = 0;  // values after the low, and how many of those rose
   };
   std::optional<LateRise> late_rise() const;
+  // A spike the loss never came back from: after its low it jumped (smoothed) to 1.3x or
+  // more and its newest values all stayed 12% or more above the low.
+  struct Unrecovered {
+    double low = 0, peak = 0, end = 0;
+    std::uint64_t low_line = 0, peak_line = 0, end_line = 0;
+  };
+  std::optional<Unrecovered> spike_unrecovered() const;
 
  private:
   std::string key_;

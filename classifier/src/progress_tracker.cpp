@@ -424,6 +424,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   const re2::StringPiece sp(body.data(), body.size());
   if (has(body, "norm") && RE2::PartialMatch(sp, p.grad, &v)) grad_norm.add(line, num(v));
   if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) lr.add(line, num(v));
+  if (has(body, "acc") || has(body, "Acc") || has(body, "ACC")) accuracy.feed(body, line);
 }
 
 void ProgressTracker::count_unread(std::uint64_t steps, std::uint64_t saves, std::uint64_t throttles) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "accuracy_tracker.hpp"
 #include "step_rhythm.hpp"
 
 namespace gpualert::classify::detail {
@@ -101,6 +102,7 @@ class ProgressTracker {
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
   Series step_time, data_time, grad_norm, lr;
+  AccuracyTracker accuracy;
   std::map<std::string, RankTiming> ranks;  // bounded to kMaxRanks
 
   // Markers.

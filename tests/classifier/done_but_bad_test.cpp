@@ -3,6 +3,7 @@
 // throughput checks need a real exit status).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -264,6 +265,69 @@ TEST(AnyShape, ASurrogateLossAroundZeroThatMovesByItsNoiseIsNoDivergence) {
     rising += "{'loss': " + std::to_string(1.0 + i / 50.0 + scatter(i)) + ", 'epoch': " +
               std::to_string(i / 100.0) + "}\n";
   EXPECT_EQ(run(rising + "{'train_runtime': 3600.0, 'train_loss': 2.0, 'epoch': 1.0}\n", std::nullopt).cls, "divergence");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(AnyShape, AnAccuracyPinnedAtChanceAfterTheRunHadLearnedIsDivergence) {
+  std::string log;
+  for (int e = 1; e <= 20; ++e)
+    log += "epoch " + std::to_string(e) + " train loss: " + std::to_string(0.9 - 0.01 * e + 0.3 * std::sin(e * 1.7)) + "; train acc: " +
+           (e <= 12 ? std::to_string(0.6 + e * 0.02) : std::string("0.5000")) + " val acc: " +
+           (e <= 12 ? std::to_string(0.58 + e * 0.02) : std::string("0.5000")) + "\n";
+  const Verdict v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "divergence");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("1/2"), std::string::npos) << v.shows.front();
+  // Accuracy that stays well above chance, or only touches it, is no collapse.
+  std::string fine;
+  for (int e = 1; e <= 20; ++e)
+    fine += "epoch " + std::to_string(e) + " train loss: " + std::to_string(1.0 / e) + "; val acc: " +
+            std::to_string(e == 3 ? 0.5 : 0.6 + e * 0.01) + "\n";
+  EXPECT_EQ(run(fine, std::nullopt).cls, "healthy");
+}
+
+std::string lm_run(double spike, double settle) {
+  // 200 values: down from 11 to 4.5 by value 120, then a spike and where it settles.
+  std::string log;
+  for (int i = 0; i < 200; ++i) {
+    double v = i < 120 ? 11.0 - 6.5 * i / 120.0 : i < 130 ? spike : settle;
+    v += (i % 2 ? 0.05 : -0.05);
+    log += "Iter " + std::to_string(i * 6) + "/8200. train loss : " + std::to_string(v) + "\n";
+  }
+  return log;
+}
+
+TEST(AnyShape, ASpikeTheLossNeverCameBackFromIsDivergenceAndTheCancelOnlyHowItEnded) {
+  // The spike undoes more than half of what was learned (11 -> 4.5), the end a fifth.
+  const std::string bad = lm_run(9.0, 6.0);
+  EXPECT_EQ(run(bad + "Training is done.\n", std::nullopt).cls, "divergence");
+  const std::string stopped = bad + "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                                    "    loss.backward()\nKeyboardInterrupt\n";
+  const Verdict v = run(stopped, std::nullopt);
+  EXPECT_EQ(v.cls, "divergence");
+  bool cancel_said = false;
+  for (const auto& f : v.secondary) cancel_said = cancel_said || f.cls == "cancelled";
+  EXPECT_TRUE(cancel_said);
+  // A spike it recovered from is healthy; a healthy run stopped by hand is a cancel.
+  EXPECT_EQ(run(lm_run(9.0, 4.4) + "Training is done.\n", std::nullopt).cls, "healthy");
+  EXPECT_EQ(run(lm_run(4.4, 4.3) + "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                                   "    loss.backward()\nKeyboardInterrupt\n",
+                std::nullopt).cls,
+            "cancelled");
+}
+
+TEST(AnyShape, AConvergedLossThatWobblesAtItsFloorUndidNothing) {
+  std::string log;
+  for (int i = 0; i < 240; ++i) {
+    const double v = i < 200 ? 2.4 * std::exp(-i / 30.0) + 0.005 : 0.02;
+    log += "Epoch: 001 | Batch " + std::to_string(i) + " | Loss: " + std::to_string(v + (i % 2 ? 0.001 : 0)) + "\n";
+  }
+  EXPECT_NE(run(log + "Training complete.\n", std::nullopt).cls, "divergence");
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //   2. Choose the primary cause: the most specific cause; a scheduler disposition only
 //      when nothing concrete (priority >= kConcrete) came before it; prefer_hang turns a
 //      timeout or a kill of a job that had long stopped progressing into a hang; a
-//      failed run with nothing else takes a warning that names a cause as its lead.
+//      failed run with nothing else takes a warning that names a cause as its lead;
+//      a cancel of a run whose loss had already gone wrong gives way to that divergence.
 //   3. No cause at all: healthy_or_not (done_but_bad checks first, then healthy on
 //      positive evidence, else hang or unknown).
 //   4. Write: the deciding lines, the witnesses, the class's wording, secondary
@@ -45,6 +46,7 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
 // The run finished (exit 0, or a pasted log that says so): a correctness or throughput
 // class when the progress says the run went wrong; false when it did not.
 bool done_but_bad(Decision& d, Facts& facts);
+bool diverged_before_stop(Decision& d, Facts& facts);  // a cancelled run whose loss had gone wrong
 
 Verdict healthy_or_not(Decision& d);
 // The last non-blank lines (up to 3) when all are distributed set-up chatter.

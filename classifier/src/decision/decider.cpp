@@ -28,6 +28,18 @@ Verdict decide(const RuleSet& rules, const ScanResult& scan, const RunStatus& st
   if (!choice.primary) return healthy_or_not(d);
 
   const Cand& p = *choice.primary;
+  if (choice.disposition_primary && p.cls == "cancelled") {
+    // Cancelled after its loss had gone wrong: the divergence is the cause, the cancel how it ended.
+    Facts facts;
+    if (diverged_before_stop(d, facts)) {
+      d.finding("cancelled", p.claim + " (how the run ended, after its loss had gone wrong)", 0.7,
+                p.hit ? std::vector<const Hit*>{p.hit} : std::vector<const Hit*>{});
+      d.add_side_findings("");
+      d.v.facts = facts;
+      d.note_scan_limits();
+      return std::move(d.v);
+    }
+  }
   if (const auto& ended_by = choice.ended_by) {
     d.v.implies.push_back("The " + ended_by->cls + " only ended a job that had already stopped progressing; it is not the cause.");
     d.finding(ended_by->cls, ended_by->claim + " (how the hung job ended, not why)", 0.7,

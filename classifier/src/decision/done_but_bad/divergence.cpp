@@ -15,9 +15,10 @@ struct LossShape {
   bool flat_long = false, grad_zero = false, lr_zero = false, exploded = false, stuck = false, frozen = false;
   std::optional<int> chance_k;
   std::optional<LossTracker::LateRise> late_rise;
+  std::optional<LossTracker::Unrecovered> unrecovered;
   std::optional<LossPoint> last;
   std::size_t repeats = 0;
-  bool clear() const { return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen || late_rise; }
+  bool clear() const { return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen || late_rise || unrecovered; }
 };
 
 LossShape shape_of(const FinishedRun& r) {
@@ -59,6 +60,7 @@ LossShape shape_of(const FinishedRun& r) {
              ((s.repeats >= 5 && (digits >= 3 || tr.trend != LossTracker::Trend::down)) ||
               (s.repeats >= 3 && !progress_bar && digits >= 4));
   s.late_rise = L.late_rise();
+  if (!s.late_rise) s.unrecovered = L.spike_unrecovered();
   return s;
 }
 
@@ -101,10 +103,19 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     why = "The run completed, but after reaching its low the loss rose steadily to the end: it is diverging (a learning "
           "rate too high for this stage, a bad stretch of data, or numerical instability).";
   }
+  if (s.unrecovered && !s.exploded && !s.frozen && !s.chance_k) {
+    const auto& u = *s.unrecovered;
+    d.v.shows.push_back("the " + r.loss.key() + " fell to a median of " + fmt(u.low) + " (the 5 values around line " +
+                        std::to_string(u.low_line) + "), jumped to a median of " + fmt(u.peak) + " (around line " +
+                        std::to_string(u.peak_line) + ") and never came back: a median of " + fmt(u.end) +
+                        " at the end (the last 5, to line " + std::to_string(u.end_line) + ")");
+    why = "The run completed, but the loss spiked and never recovered, undoing part of the training: the run diverged "
+          "(a learning rate too high for this stage, a bad batch, or numerical instability).";
+  }
   if (s.exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
-  else if (s.stuck && tr.trend != LossTracker::Trend::up && !s.late_rise)
+  else if (s.stuck && tr.trend != LossTracker::Trend::up && !s.late_rise && !s.unrecovered)
     why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
-  double conf = tr.trend == LossTracker::Trend::up || s.exploded || s.late_rise ? 0.7 : 0.55;
+  double conf = tr.trend == LossTracker::Trend::up || s.exploded || s.late_rise ? 0.7 : s.unrecovered ? 0.6 : 0.55;
   if (s.grad_zero || s.lr_zero) conf += 0.15;
   if (r.loss_only) {
     const std::string lead = "The run completed, but t";
@@ -112,7 +123,11 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     conf -= 0.15;
   }
   r.decide("divergence", conf, why);
-  if (r.loss_only)
+  if (r.stopped)
+    d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                             "Whether the run would have recovered: it was stopped (by hand or by the scheduler) after the "
+                             "loss had gone wrong.");
+  else if (r.loss_only)
     d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
                              "No exit status was given: whether the run ended normally or was cut short is not known; "
                              "this verdict rests on the loss values alone.");
@@ -133,6 +148,15 @@ bool check_divergence(FinishedRun& r) {
     s.chance_k.reset();
   }
   if (r.trend.trend != LossTracker::Trend::up && !s.clear()) return false;
+  return diverged(r, s);
+}
+
+bool check_divergence_before_stop(FinishedRun& r) {
+  if (!r.has_trend) return false;
+  const LossShape s = shape_of(r);
+  // Only a loss that went wrong: a plateau or a flat loss is no reason the run was stopped.
+  if (r.trend.trend != LossTracker::Trend::up && !s.exploded && !s.late_rise && !s.unrecovered) return false;
+  r.stopped = true;
   return diverged(r, s);
 }
 

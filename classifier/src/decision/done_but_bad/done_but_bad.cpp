@@ -29,6 +29,7 @@ const Check kChecks[] = {
     {check_resume_from_scratch, Needs::completed},
     {check_undertrained, Needs::completed},
     {check_divergence, Needs::anything},
+    {check_accuracy_at_chance, Needs::anything},
     {check_underutilized_any_stretch, Needs::unknown_end},
     {check_underutilized_rhythm, Needs::anything},
     {check_loader_oversubscribed, Needs::unknown_end},
@@ -81,6 +82,13 @@ bool done_but_bad(Decision& d, Facts& facts) {
   }
   if (real_end) note_harmless_throttle(r);
   return false;
+}
+
+// A run someone stopped is judged for what came before the stop: a loss that had gone
+// wrong is why it was stopped, and the cause (the disposition never masks it).
+bool diverged_before_stop(Decision& d, Facts& facts) {
+  FinishedRun r(d, facts);
+  return check_divergence_before_stop(r);
 }
 
 }  // namespace gpualert::classify::detail

@@ -27,6 +27,8 @@ struct FinishedRun {
   // verdict (few or slow steps may just be where a pasted log stops).
   bool loss_only = false;
   double data_frac = 0;  // the share of the step spent waiting for data (0 when not printed)
+  // The run was stopped from outside (cancelled, interrupted) and is judged for what came before.
+  bool stopped = false;
   // The share of the announced plan done (steps, else epochs); negative when none was announced.
   double done_fraction = -1;
 
@@ -38,6 +40,8 @@ bool check_resume_from_scratch(FinishedRun& r);
 bool check_undertrained(FinishedRun& r);
 bool check_divergence(FinishedRun& r);          // rising, exploded, frozen, pinned at chance, no gradient
 bool check_divergence_plateau(FinishedRun& r);  // never moved from its start (weaker)
+bool check_divergence_before_stop(FinishedRun& r);  // rising, exploded or unrecovered before a cancel
+bool check_accuracy_at_chance(FinishedRun& r);  // accuracy pinned at 1/K: the model predicts one class
 bool check_underutilized_any_stretch(FinishedRun& r);  // data wait >= 70 %: visible in any part of a log
 bool check_underutilized(FinishedRun& r);
 bool check_underutilized_rhythm(FinishedRun& r);  // one slow step in every few: the loader's workers run dry
