@@ -89,11 +89,17 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
   last_nonfinite_ = false;
   ++finite_;
   const LossPoint p{line, d};
-  if (const auto prev = last(); prev && prev->value == d) {
+  const auto prev = last();
+  if (prev && prev->value == d) {
     if (prev->line != line) ++repeats_;  // one line may show a value twice (a progress bar's redraws)
   } else {
     repeats_ = 1;
+    if (d == 0.0) {
+      zero_from_ = line;
+      before_zero_ = prev ? *prev : LossPoint{};
+    }
   }
+  if (d != 0.0) zero_from_ = 0;
   if (head_.size() < kKeep) {
     head_.push_back(p);
   } else {
@@ -217,6 +223,11 @@ std::optional<LossTracker::Unrecovered> LossTracker::spike_unrecovered() const {
   for (std::size_t i = smooth.size() - last_n; i < smooth.size(); ++i)
     if (i <= peak || smooth[i] < 1.12 * smooth[low] || smooth[i] - smooth[low] < 0.2 * learned) return std::nullopt;
   return Unrecovered{smooth[low], smooth[peak], smooth.back(), pts[low + 2].line, pts[peak + 2].line, pts.back().line};
+}
+
+std::optional<LossTracker::Zeroed> LossTracker::zeroed() const {
+  if (!zero_from_ || repeats_ < 3 || !before_zero_.line || !(before_zero_.value >= 0.01)) return std::nullopt;
+  return Zeroed{zero_from_, before_zero_.value, before_zero_.line, repeats_};
 }
 
 std::optional<LossPoint> LossTracker::last() const {

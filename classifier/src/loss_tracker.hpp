@@ -94,6 +94,17 @@ class LossTracker {
     std::uint64_t low_line = 0, peak_line = 0, end_line = 0;
   };
   std::optional<Unrecovered> spike_unrecovered() const;
+  // The loss reads exactly 0 from some line on, three values or more, straight after a
+  // real loss (0.01 or more): not a model that converged, but a loop that drops its
+  // non-finite losses from the logged average (Hugging Face Trainer's default
+  // logging_nan_inf_filter logs a window of only NaN steps as 0.0).
+  struct Zeroed {
+    std::uint64_t from_line = 0;
+    double before = 0;       // the value printed before the zeros
+    std::uint64_t before_line = 0;
+    std::size_t count = 0;   // zeros in a row, the newest included
+  };
+  std::optional<Zeroed> zeroed() const;
 
  private:
   std::string key_;
@@ -103,6 +114,8 @@ class LossTracker {
   bool last_nonfinite_ = false;
   std::uint64_t streak_start_ = 0, first_nonfinite_line_ = 0;
   std::size_t repeats_ = 0;
+  LossPoint before_zero_;             // the value before the newest run of exact zeros
+  std::uint64_t zero_from_ = 0;       // the line where that run began (0 = the newest value is not 0)
   void sample(std::uint64_t line, double value);
   std::vector<CurvePoint> overview_;
   std::uint64_t stride_ = 1, seen_ = 0;  // every stride_-th value is sampled

@@ -51,8 +51,9 @@ void mark(Marker& m, std::uint64_t line, std::string_view text) {
 }
 
 // The patterns, named so that the fast matcher can select the lines they may match.
-// "step 5/10", "step 5 of 10", and in JSON records "\"step\": 5, \"of\": 10".
-constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|steps?|iteration|iter)['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?)";
+// "step 5/10", "step 5 of 10", and in JSON records "\"step\": 5, \"of\": 10" or
+// "\"current_steps\": 5, \"total_steps\": 10" (LLaMA-Factory's trainer_log.jsonl).
+constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|current[_ ]steps?|steps?|iteration|iter)['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?)";
 constexpr const char* kBracketStep = R"(^\s*\[\s*(\d{1,9})\s*\])";
 constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 // A bar's elapsed clock after its count: "12/28 [02:08<01:30", "100/100 [1:16:07<00:00".
@@ -249,7 +250,8 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   }
   a.clear();
   b.clear();
-  if (RE2::PartialMatch(sp, p.step_setting)) return;
+  // A setting that names steps is no step taken, unless the record names its current step too.
+  if (!has(s, "current_step") && RE2::PartialMatch(sp, p.step_setting)) return;
   std::string c;
   if (RE2::PartialMatch(sp, p.step, &a, &b, &c) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
     if (b.empty()) b = c;
@@ -422,7 +424,8 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   timings(body, prefix, line);
   std::string v;
   const re2::StringPiece sp(body.data(), body.size());
-  if (has(body, "norm") && RE2::PartialMatch(sp, p.grad, &v)) grad_norm.add(line, num(v));
+  if ((has(body, "norm") || has(body, "Norm") || has(body, "NORM")) && RE2::PartialMatch(sp, p.grad, &v))
+    grad_norm.add(line, num(v));
   if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) lr.add(line, num(v));
   if (has(body, "acc") || has(body, "Acc") || has(body, "ACC")) accuracy.feed(body, line);
 }

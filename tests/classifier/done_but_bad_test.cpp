@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -328,6 +329,50 @@ TEST(AnyShape, AConvergedLossThatWobblesAtItsFloorUndidNothing) {
     log += "Epoch: 001 | Batch " + std::to_string(i) + " | Loss: " + std::to_string(v + (i % 2 ? 0.001 : 0)) + "\n";
   }
   EXPECT_NE(run(log + "Training complete.\n", std::nullopt).cls, "divergence");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+std::string trainer_log(int total, const std::vector<double>& losses) {
+  std::string log;
+  for (std::size_t i = 0; i < losses.size(); ++i)
+    log += "{\"current_steps\": " + std::to_string((i + 1) * total / losses.size()) + ", \"total_steps\": " +
+           std::to_string(total) + ", \"loss\": " + std::to_string(losses[i]) + ", \"lr\": 5e-05}\n";
+  return log;
+}
+
+// Shapes met in public12's development half (LLaMA-Factory's trainer_log.jsonl and a
+// plain "Iteration N/M, Loss, Grad Norm" print), scored blind on arrival first.
+TEST(AnyShape, ALossOfExactlyZeroStraightAfterARealOneIsNonFinite) {
+  std::vector<double> zeroed = {122.14};
+  for (int i = 0; i < 20; ++i) zeroed.push_back(0.0);
+  EXPECT_EQ(run(trainer_log(210, zeroed), std::nullopt).cls, "nan_loss");
+  // A loss that came down to a small value and printed 0 at the end converged.
+  std::vector<double> converged;
+  for (int i = 0; i < 20; ++i) converged.push_back(i < 17 ? 2.0 / (1 << i) : 0.0);
+  EXPECT_NE(run(trainer_log(200, converged), std::nullopt).cls, "nan_loss");
+}
+
+TEST(AnyShape, TheCurrentStepOfItsTotalInAJsonRecordIsARunsLength) {
+  EXPECT_EQ(run(trainer_log(9, {3.34, 3.16, 2.96, 2.8, 2.7, 2.6, 2.5, 2.45, 2.4}), std::nullopt).cls, "undertrained");
+  std::vector<double> full;
+  for (int i = 0; i < 24; ++i) full.push_back(2.0 - i * 0.05);
+  EXPECT_EQ(run(trainer_log(240, full), std::nullopt).cls, "healthy");
+}
+
+TEST(AnyShape, AGradientNormOfZeroAtEveryPrintIsNoLearningHoweverFewTheLosses) {
+  const std::string log =
+      "Iteration 0/10000, Loss: 10.2616, Grad Norm: 0.0000\nIteration 100/10000, Loss: 10.2341, Grad Norm: 0.0000\n"
+      "Iteration 200/10000, Loss: 10.2131, Grad Norm: 0.0000\n";
+  EXPECT_EQ(run(log, std::nullopt).cls, "divergence");
+  std::string moving = log;
+  for (const char* from : {"Norm: 0.0000\nIteration 1", "Norm: 0.0000\nIteration 2"})
+    moving.replace(moving.find(from), 12, "Norm: 1.3000");
+  EXPECT_NE(run(moving, std::nullopt).cls, "divergence");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Evidence from the rules that matched the log, and from the loss values: per class the
 // earliest strong hit decides; warnings, hints and errors training ran past are kept apart.
 #include "analyzers.hpp"
+#include "wording.hpp"
 
 namespace gpualert::classify::detail {
 
@@ -86,6 +87,15 @@ void collect_rule_evidence(Decision& d) {
     // losses are then the best lead (a later finite series may be another run).
     if (!d.exit_status.code && d.slurm.empty() && L.nonfinite() >= 3) d.add_cand(c);
     else d.recovered["nan_loss"] = c;
+  }
+  if (const auto z = L.nonfinite() ? std::nullopt : L.zeroed()) {
+    d.add_cand(Cand{"nan_loss", nan_prio, z->from_line, nullptr,
+                    "the " + L.key() + " went from " + fmt(z->before) + " (line " + std::to_string(z->before_line) +
+                        ") to exactly 0 from line " + std::to_string(z->from_line) + " on (" + std::to_string(z->count) +
+                        " values in a row): a logged loss of exactly 0 after a real one is how a training loop that "
+                        "drops non-finite losses from its average (Hugging Face Trainer's logging_nan_inf_filter) "
+                        "shows steps whose loss was NaN or inf",
+                    "loss", {}, z->count, 1});
   }
   if (!L.nonfinite() && L.eval_nonfinite()) {
     d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,

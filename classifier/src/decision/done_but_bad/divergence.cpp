@@ -139,8 +139,9 @@ bool diverged(FinishedRun& r, const LossShape& s) {
 }  // namespace
 
 bool check_divergence(FinishedRun& r) {
-  if (!r.has_trend) return false;
   LossShape s = shape_of(r);
+  // No gradient at every print says it alone, however few losses came with it.
+  if (!r.has_trend && !s.grad_zero) return false;
   if (r.loss_only && r.done_fraction >= 0 && r.done_fraction < 0.1) {
     // A pasted log from the first tenth of its plan: a loss still at its starting level
     // (chance, flat) is where every run begins, not a verdict; a value frozen to every digit still is.
