@@ -149,3 +149,20 @@ TEST(PastedLog, AQuietThatEndsOnTheProgramsOwnEndLineIsNoHang) {
 
 }  // namespace
 }  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+TEST(PastedLog, FrameworksOwnEndLinesAreEndsOfRun) {
+  const std::string few = "Epoch [1/3], Loss: 1.2000\nEpoch [2/3], Loss: 0.9000\n";
+  EXPECT_NE(run(few, std::nullopt).cls, "healthy") << "two losses and no end say nothing";
+  for (const char* end : {"[10/28 14:31:02 d2.engine.hooks]: Overall training speed: 89998 iterations in 10:43:12 (0.43 s / it)",
+                          "[10/28 14:31:02 d2.engine.hooks]: Total training time: 10:50:41 (0:07:29 on hooks)",
+                          "INFO:tensorflow:Loss for final step: 0.1234.", "100 epochs completed in 0.712 hours.",
+                          "Training took 1234.5 seconds", "*** Best metric: 80.1 (epoch 299)", "Reached max_steps, stopping",
+                          "Restoring model weights from the end of the best epoch: 12."})
+    EXPECT_EQ(run(few + end + "\n", std::nullopt).cls, "healthy") << end;
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
