@@ -130,6 +130,7 @@ TracebackParser::Result TracebackParser::feed_line(PerRank& st, const LineView& 
     st.pending_chain = false;
     st.state = State::frames;
     st.frames.clear();
+    st.after_file = false;
     st.ignored = st.ignored_next;
     st.ignored_next = false;
     out.kind = Kind::structural;
@@ -183,7 +184,12 @@ TracebackParser::Result TracebackParser::feed_line(PerRank& st, const LineView& 
   }
   if (st.state == State::frames) {
     const bool indented = !s.empty() && (s[0] == ' ' || s[0] == '\t');
-    if (indented || starts_with(s, "File \"") || starts_with(s, "^") || starts_with(s, "~") ||
+    // A paste that lost its indentation (issue trackers, some editors) still puts the
+    // source line right after its "File ..." line: unless it reads as the exception, it is one.
+    const bool bare_source = st.after_file && !indented && !starts_with(s, "File \"") && !split_exception(s, false);
+    const auto text_at = s.find_first_not_of(" \t");
+    st.after_file = text_at != std::string_view::npos && starts_with(s.substr(text_at), "File \"");
+    if (indented || bare_source || starts_with(s, "File \"") || starts_with(s, "^") || starts_with(s, "~") ||
         starts_with(s, "...") || starts_with(s, "[Previous line repeated")) {
       // Where it failed matters (torch.load vs a data loader): keep the frames, the
       // innermost ones if a deep recursion overflows the bound.

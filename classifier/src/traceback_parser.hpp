@@ -55,6 +55,7 @@ class TracebackParser {
     bool ignored_next = false;  // "Exception ignored in" came just before
     bool ignored = false;  // the current traceback is a non-fatal one
     std::string frames;    // frame lines of the traceback being read
+    bool after_file = false;  // the last frame line was a "File ..." line: its source line may follow
   };
   PerRank& state_for(std::string_view prefix);
   Result feed_line(PerRank& st, const LineView& lv);

@@ -249,3 +249,27 @@ TEST(RootCause, ASettingTheLaunchCannotMeetIsAConfigError) {
                 1).cls,
             "config_error");
 }
+
+TEST(RootCause, ALibraryReachingForAnAttributeItsDependencyLacksIsAnEnvironmentMismatch) {
+  const std::string apex =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 4, in <module>\n    import apex\n"
+      "  File \"/opt/conda/lib/python3.8/site-packages/apex/normalization/fused_layer_norm.py\", line 18, in supports_custom_op\n"
+      "    return hasattr(torch.library, \"custom_op\")\n"
+      "AttributeError: module 'torch' has no attribute 'library'\n";
+  EXPECT_EQ(run(apex, 1).cls, "env_mismatch");
+  // Pasted into an issue tracker the indentation is gone; the frames are still frames.
+  std::string flat;
+  for (std::size_t at = 0; at < apex.size();) {
+    const auto nl = apex.find('\n', at);
+    const std::string line = apex.substr(at, nl - at);
+    flat += line.substr(std::min(line.find_first_not_of(' '), line.size())) + "\n";
+    at = nl + 1;
+  }
+  EXPECT_EQ(run(flat, 1).cls, "env_mismatch");
+  // The job's own code reaching for a missing attribute is the job's bug.
+  EXPECT_NE(run("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    torch.libary.x()\n"
+                "AttributeError: module 'torch' has no attribute 'libary'\n",
+                1).cls,
+            "env_mismatch");
+}
