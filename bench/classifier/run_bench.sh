@@ -46,9 +46,12 @@ for input in realistic hostile; do
   for tool in floor grep python gpualert reference; do
     awk -v inp="$input" -v t="$tool" -v s="${secs[$tool]}" -v k="${rss[$tool]}" -v b="$size" \
         -v g="${secs[grep]}" -v p="${secs[python]}" 'BEGIN {
-      name = t == "floor" ? "wc -l (read floor)" : t == "grep" ? "grep -acE (7 alternatives)" :
-             t == "python" ? "Python, 15 regexes over the text" : t == "gpualert" ? "gpualert classify" :
-             "gpualert classify --reference";
+      # one branch per line: mawk (Debian'\''s default awk) cannot continue a ?: over lines
+      if (t == "floor") name = "wc -l (read floor)";
+      else if (t == "grep") name = "grep -acE (7 alternatives)";
+      else if (t == "python") name = "Python, 15 regexes over the text";
+      else if (t == "gpualert") name = "gpualert classify";
+      else name = "gpualert classify --reference";
       s = s < 0.001 ? 0.001 : s;
       printf "| %s (%.0f MiB) | %s | %.3f | %.0f | %.0f | %.2fx | %.2fx |\n", inp, b / 1048576, name, s,
              b / 1048576 / s, k / 1024, g / s, p / s }'

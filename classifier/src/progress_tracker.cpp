@@ -173,6 +173,13 @@ std::vector<double> Series::values() const {
   return v;
 }
 
+bool Series::only_rises() const {
+  const auto v = values();
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (!(v[i] > v[i - 1])) return false;
+  return v.size() >= 2;
+}
+
 double Series::early(std::size_t k) const {
   const auto v = values();
   k = std::min(k, std::max<std::size_t>(1, v.size() / 4));

@@ -41,6 +41,9 @@ class Series {
   double max() const { return max_; }
   double min() const { return min_; }
   double sum() const { return sum_; }
+  // Every kept value above the one before: an elapsed-time clock ("time: 11110s"), not
+  // a per-step time.
+  bool only_rises() const;
   // Median of the first / last K kept values.
   double early(std::size_t k = 8) const;
   double late(std::size_t k = 8) const;

@@ -169,6 +169,22 @@ TEST(AnyShape, ATrainingBarAtItsFullCountIsTheRunsEndAndItsSlowingStepsAreHealth
   EXPECT_NE(run(slowing.substr(0, slowing.find(" 38/40")), std::nullopt).cls, "healthy_slow");
 }
 
+// A "time" that grew at every epoch is the run's elapsed clock; only a per-epoch time
+// that grew says the run slowed down.
+TEST(AnyShape, AnElapsedClockPrintedEachEpochIsNoStepTime) {
+  std::string clock, per_epoch;
+  for (int e = 1; e <= 12; ++e) {
+    const std::string head = "Epoch " + std::to_string(e) + "/12 - loss: " + std::to_string(3.0 / e) + " - time: ";
+    clock += head + std::to_string(e * 600) + "s\n";
+    per_epoch += head + std::to_string(e <= 4 ? 600 : 1900) + "s\n";
+  }
+  clock += "Training finished.\n";
+  per_epoch += "Training finished.\n";
+  EXPECT_EQ(run(clock, std::nullopt).cls, "healthy");
+  EXPECT_EQ(run(clock, 0).cls, "healthy");
+  EXPECT_EQ(run(per_epoch, 0).cls, "healthy_slow");
+}
+
 TEST(AnyShape, LoadingAndNestedEvaluationBarsCountNoStepAndTimeNone) {
   // Fast weight-loading and evaluation bars around a steady training bar: no slowdown.
   std::string log;

@@ -7,7 +7,8 @@ namespace gpualert::classify::detail {
 
 bool check_healthy_slow(FinishedRun& r) {
   const ProgressTracker& P = r.progress;
-  const bool timed = P.step_time.count() >= 6;
+  // A "time" that rose at every print is the run's elapsed clock, not its step time.
+  const bool timed = P.step_time.count() >= 6 && !P.step_time.only_rises();
   const double slowdown = timed && P.step_time.early() > 0 ? P.step_time.late() / P.step_time.early() : 0;
   if (!timed || slowdown < 2.0 || P.step_time.early() <= 0 || P.step_time.late() - P.step_time.early() < 0.005 ||
       r.trend.trend == LossTracker::Trend::up)
