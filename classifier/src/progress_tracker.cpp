@@ -67,7 +67,7 @@ constexpr const char* kPerStep = R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)";
 constexpr const char* kItPerS = R"(([\d.]+)\s*it/s\b)";
 constexpr const char* kMegatronMs = R"(elapsed time per iteration \(ms\):\s*([\d.]+))";
 constexpr const char* kIterTime = R"((?i)iter(?:ation)? time \((ms|s)\):\s*([\d.]+))";
-constexpr const char* kNamedStep = R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
+constexpr const char* kNamedStep = R"((?i)(?:^|[^\w])(?:step_time|step time|time/step|batch_time|iter_time|time_per_step|step_ms|epoch_time|epoch time|time/epoch|time_per_epoch|time)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
 constexpr const char* kCompute = R"((?i)(?:^|[^\w])(?:fwd_bwd|compute_time|compute|forward_backward|fwd)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
 constexpr const char* kWait = R"((?i)(?:^|[^\w])(?:allreduce_wait|comm_wait|comm_time|sync_wait|wait_time|bwd_allreduce)(_ms)?\s*[:=]?\s*([\d.]+)\s*(ms|s)?\b)";
 constexpr const char* kData = R"((?i)(?:^|[^\w])(?:data_time|data time|data_wait|data)(_ms)?\s*[:=]\s*([\d.]+)\s*(ms|s)?\b|(?:^|[^\w])(?:data_time|Data)\s+([\d.]+)\s*(ms|s)?(?:\s*\(|\s|$))";

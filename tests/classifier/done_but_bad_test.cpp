@@ -185,6 +185,29 @@ TEST(AnyShape, AnElapsedClockPrintedEachEpochIsNoStepTime) {
   EXPECT_EQ(run(per_epoch, 0).cls, "healthy_slow");
 }
 
+// The time an epoch took, under the names people print it with, is the run's pace.
+TEST(AnyShape, AnEpochTimeThatGrewIsASlowdown) {
+  for (const std::string name : {"time/epoch=", "epoch_time: ", "epoch time "}) {
+    std::string log;
+    for (int e = 1; e <= 12; ++e)
+      log += "Epoch " + std::to_string(e) + "/12: loss=" + std::to_string(1.0 / e) + " " + name +
+             std::to_string(e <= 5 ? 60 : 210) + "s\n";
+    log += "Training complete\n";
+    EXPECT_EQ(run(log, std::nullopt).cls, "healthy_slow") << name;
+  }
+}
+
+// A vertical key | value table (Stable-Baselines3's logger): the loss row is read.
+TEST(AnyShape, AVerticalKeyValueTableGivesItsLoss) {
+  std::string log;
+  for (int it = 1; it <= 20; ++it)
+    log += "-----------------------------\n| train/             |          |\n|    loss            | " +
+           std::to_string(3.0 / it) + "    |\n|    total_timesteps | " + std::to_string(it * 2048) + "   |\n";
+  log += "-----------------------------\n";
+  const auto v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+}
+
 TEST(AnyShape, LoadingAndNestedEvaluationBarsCountNoStepAndTimeNone) {
   // Fast weight-loading and evaluation bars around a steady training bar: no slowdown.
   std::string log;
