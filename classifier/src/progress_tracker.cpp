@@ -63,6 +63,10 @@ constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|ev
 constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
 constexpr const char* kStepSetting = R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)";
 constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
+// Hugging Face Trainer's closing metrics: run time and optimizer steps per second, whose
+// product is the number of steps the run took.
+constexpr const char* kHfRuntime = R"(['"]train_runtime['"]\s*:\s*([\d.]+))";
+constexpr const char* kHfStepRate = R"(['"]train_steps_per_second['"]\s*:\s*([\d.]+))";
 constexpr const char* kPerStep = R"(([\d.]+)\s*(ms|s)/(?:step|it)\b)";
 constexpr const char* kItPerS = R"(([\d.]+)\s*it/s\b)";
 constexpr const char* kMegatronMs = R"(elapsed time per iteration \(ms\):\s*([\d.]+))";
@@ -101,6 +105,8 @@ struct Patterns {
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
   RE2 step_setting{kStepSetting, opt()};
   RE2 total{kTotal, opt()};
+  RE2 hf_runtime{kHfRuntime, opt()};
+  RE2 hf_step_rate{kHfStepRate, opt()};
   // Timings.
   RE2 per_step{kPerStep, opt()};
   RE2 it_per_s{kItPerS, opt()};
@@ -249,6 +255,19 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
       is_progress = note_epoch(static_cast<std::int64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)),
                                !b.empty(), s, line) || is_progress;
   }
+  // Only the closing metrics were printed: the steps they imply, all that was planned.
+  if (!have_step && has(s, "train_steps_per_second") && RE2::PartialMatch(sp, p.hf_runtime, &a) &&
+      RE2::PartialMatch(sp, p.hf_step_rate, &b)) {
+    const double n = std::round(num(a) * num(b));
+    if (n >= 1 && n < 1e9) {
+      note_step(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n));
+      last_counted_step = Marker{line, cut(s)};
+      is_progress = true;
+    }
+    return;
+  }
+  a.clear();
+  b.clear();
   // "Total optimization steps = 40", "max_steps=256": the planned length.
   if (RE2::PartialMatch(sp, p.total, &a)) {
     a.erase(std::remove(a.begin(), a.end(), ','), a.end());

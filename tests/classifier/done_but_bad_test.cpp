@@ -208,6 +208,27 @@ TEST(AnyShape, AVerticalKeyValueTableGivesItsLoss) {
   EXPECT_EQ(v.cls, "healthy");
 }
 
+// "total loss is 3.01": a loss stated in a sentence is read like one after a colon.
+TEST(AnyShape, ALossStatedInASentenceIsRead) {
+  std::string log;
+  const double values[] = {3.2, 3.0, 2.9, 2.8, 1.7e13, 2.1e13, 2.3e13};
+  for (int i = 0; i < 7; ++i)
+    log += "epoch 0, total_step " + std::to_string(100 * (i + 1)) + ", total loss is " + std::to_string(values[i]) +
+           " , lr is 0.0003\n";
+  EXPECT_EQ(run(log, std::nullopt).cls, "divergence");
+}
+
+// Hugging Face Trainer's closing metrics alone: run time x steps per second is the run's
+// length, and seven steps is a handful.
+TEST(AnyShape, TheClosingMetricsAloneGiveTheStepsTaken) {
+  const std::string head = "{'train_runtime': ";
+  const std::string tail = ", 'train_loss': 2.13, 'epoch': 1.0}\n";
+  EXPECT_EQ(run(head + "5.8012, 'train_samples_per_second': 1.207, 'train_steps_per_second': 1.207" + tail, std::nullopt).cls,
+            "undertrained");
+  EXPECT_NE(run(head + "5801.2, 'train_samples_per_second': 9.656, 'train_steps_per_second': 1.207" + tail, std::nullopt).cls,
+            "undertrained");
+}
+
 TEST(AnyShape, LoadingAndNestedEvaluationBarsCountNoStepAndTimeNone) {
   // Fast weight-loading and evaluation bars around a steady training bar: no slowdown.
   std::string log;
