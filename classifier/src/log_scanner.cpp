@@ -33,6 +33,19 @@ bool looks_like_warning(std::string_view body) {
          contains(body, " WARNING:") || contains(body, "|WARNING|");
 }
 
+// A line the program itself logs at INFO level narrates what it tried ("Unable to
+// initialize backend 'tpu': ... libtpu.so: cannot open shared object file"); had that
+// stopped it, it would have said so at a higher level. Python logging's "INFO:" and
+// "INFO:name:" heads, glog's "I1122 ...", and a bracketed "[I]" or "[INFO]" level.
+bool looks_like_info(std::string_view body) {
+  if (starts_with(body, "INFO:") || starts_with(body, "[INFO]") || contains(body, " [I] ")) return true;
+  return body.size() > 5 && body[0] == 'I' && std::isdigit(static_cast<unsigned char>(body[1])) &&
+         std::isdigit(static_cast<unsigned char>(body[4])) && body[5] == ' ';
+}
+
+// Warnings and INFO narration: by default their matches are not causes.
+bool narrates(std::string_view body) { return looks_like_warning(body) || looks_like_info(body); }
+
 // "signame2" -> "signame": a trailing number lets one pattern name a fact twice.
 std::string fact_name(const std::string& group) {
   std::size_t n = group.size();
@@ -459,7 +472,7 @@ void LogScanner::segment(std::string_view text, std::uint64_t lineno, std::uint1
     }
   }
   if (!found.empty()) {
-    const bool warning = looks_like_warning(lv.body);
+    const bool warning = narrates(lv.body);
     // The cause classes on this line, best first: the winner's "broader" classes.
     std::vector<std::pair<int, std::string>> classes;
     for (const auto& h : found) {

@@ -164,5 +164,57 @@ TEST(PastedLog, FrameworksOwnEndLinesAreEndsOfRun) {
     EXPECT_EQ(run(few + end + "\n", std::nullopt).cls, "healthy") << end;
 }
 
+// A counter that starts at "step 0/45" reaches its announced end at "step 44/45"; the
+// loss may be printed as an nll.
+TEST(PastedLog, ACounterFromZeroReachesItsEndOneEarly) {
+  std::string log;
+  for (int i = 0; i < 45; ++i)
+    log += "epoch " + std::to_string(i / 15) + " step " + std::to_string(i) + "/45 lr=1.0e-04 nll=" +
+           std::to_string(0.5 / (1 + i)) + "\n";
+  const Verdict v = run(log, std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+  EXPECT_FALSE(cannot_decide_mentions(v, "no announced length reached"));
+  // The same counter stopped one step short of its end is no end.
+  EXPECT_TRUE(cannot_decide_mentions(run(log.substr(0, log.rfind("epoch 2 step 44")), std::nullopt),
+                                     "no announced length reached"));
+}
+
+// "train loss(phase): 0.0163" per epoch, then the program's own stop sentence.
+TEST(PastedLog, AQualifiedLossAndAStopSentenceEndTheRun) {
+  const std::string log = falling(12, "epoch: %d of %d train loss(phase): %.4f test accu(phase): 0.80\n");
+  const Verdict v = run(log + "[Stop Condition Met] Train loss is below the best. Stopping training.\n", std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+  EXPECT_GE(v.confidence, 0.9);
+}
+
+// A program that logs at INFO level what it tried and did without ("Unable to initialize
+// backend 'tpu': ... libtpu.so: cannot open shared object file") was not stopped by it.
+TEST(PastedLog, AnInfoLineIsNarrationNotTheCause) {
+  const std::string info =
+      "INFO:2026-06-03 03:08:57,858:jax._src.xla_bridge:925: Unable to initialize backend 'tpu': INTERNAL: Failed to "
+      "open libtpu.so: libtpu.so: cannot open shared object file: No such file or directory\n";
+  const std::string tb =
+      "Traceback (most recent call last):\n  File \"scripts/train.py\", line 212, in main\n    x = f()\n"
+      "KeyError: 'action_dim'\n";
+  EXPECT_EQ(run(info + tb, std::nullopt).cls, "traceback");
+  EXPECT_EQ(run("03:08:57.858 [I] Unable to initialize backend 'tpu': libtpu.so: cannot open shared object file\n" + tb,
+                std::nullopt).cls, "traceback");
+  // The same line at error level is the cause.
+  EXPECT_EQ(run("ERROR: libtpu.so: cannot open shared object file: No such file or directory\n", std::nullopt).cls,
+            "missing_module");
+}
+
+// An output folder that is already there, with the flag the program asks for.
+TEST(PastedLog, AnOutputFolderThatExistsIsASetting) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    main()\n";
+  EXPECT_EQ(run(tb + "FileExistsError: Checkpoint directory /ckpt/run1 already exists. Use --overwrite or --resume to "
+                     "indicate how to handle it.\n", std::nullopt).cls,
+            "config_error");
+  EXPECT_EQ(run(tb + "ValueError: Output directory (out/) already exists and is not empty. Use --overwrite_output_dir to "
+                     "overcome.\n", std::nullopt).cls,
+            "config_error");
+  EXPECT_NE(run(tb + "FileExistsError: [Errno 17] File exists: '/data/cache'\n", std::nullopt).cls, "config_error");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test
