@@ -266,8 +266,6 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     }
     return;
   }
-  a.clear();
-  b.clear();
   // "Total optimization steps = 40", "max_steps=256": the planned length.
   if (RE2::PartialMatch(sp, p.total, &a)) {
     a.erase(std::remove(a.begin(), a.end(), ','), a.end());

@@ -94,6 +94,8 @@ class ProgressTracker {
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
   Marker last_counted_step;                        // the line of the highest "step N/M"
+  // Steps taken by the highest counter seen: "step 0/45" ... "step 44/45" counts from 0.
+  std::uint64_t steps_taken() const { return have_step && first_step == 0 ? max_step + 1 : max_step; }
   // The training's progress bar (not a loading or evaluation bar): its newest record,
   // and whether that record is the bar's full count ("28/28"), and its steps' rhythm.
   Marker bar_end;

@@ -43,14 +43,9 @@ const Citation* finish_marker_near_end(const Decision& d) {
   return nullptr;
 }
 
-// Steps taken by the highest counter seen: "step 0/45" ... "step 44/45" counts from 0.
-static std::uint64_t steps_done(const ProgressTracker& P) {
-  return P.have_step && P.first_step == 0 ? P.max_step + 1 : P.max_step;
-}
-
 const Marker* announced_end_reached(const Decision& d) {
   const ProgressTracker& P = d.scan.progress;
-  const std::uint64_t done = steps_done(P);
+  const std::uint64_t done = P.steps_taken();
   if (P.total_steps && P.last_counted_step && done >= P.total_steps) return &P.last_counted_step;
   if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
   // The training's own progress bar at its full count, unless a counter says more was planned.
@@ -75,7 +70,7 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
     const bool by_step = end == &P.last_counted_step;
     d.cite_marker(*end, "progress.announced_end",
                 by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
-                          (steps_done(P) > P.max_step ? " (counted from 0)" : "")
+                          (P.steps_taken() > P.max_step ? " (counted from 0)" : "")
                 : end == &P.bar_end
                     ? std::string("the training's progress bar reached its full count")
                     : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
