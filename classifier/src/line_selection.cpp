@@ -68,7 +68,8 @@ void attach_matcher(RuleSet& set, const std::string& cache_dir, const std::funct
   // The exception rules are not in the database, but a cache hit also vouches for them.
   for (int idx : set.exception_rules) {
     const Rule& r = set.rules[static_cast<std::size_t>(idx)];
-    plan.salt += r.pattern + '\n' + (r.frames_re ? r.frames_re.pattern() : std::string()) + '\n';
+    plan.salt += r.pattern + '\n' + (r.frames_re ? r.frames_re.pattern() : std::string()) + '\n' +
+                 (r.frames_unless_re ? r.frames_unless_re.pattern() : std::string()) + '\n';
   }
   if (auto m = FastMatcher::load_cached(plan.specs, plan.salt, cache_dir)) {
     set.matcher_tried = true;

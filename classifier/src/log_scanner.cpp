@@ -213,6 +213,7 @@ void LogScanner::exception_hits(const ParsedException& e, std::uint64_t lineno, 
     const Rule& r = rules_.rules[static_cast<std::size_t>(idx)];
     if (!RE2::PartialMatch(subject, r.re.get())) continue;
     if (r.frames_re && !RE2::PartialMatch(e.frames, r.frames_re.get())) continue;
+    if (r.frames_unless_re && RE2::PartialMatch(e.frames, r.frames_unless_re.get())) continue;
     matched.push_back(idx);
     silenced.insert(silenced.end(), r.override_idx.begin(), r.override_idx.end());
   }

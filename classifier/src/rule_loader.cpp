@@ -27,7 +27,7 @@ std::size_t line_of(const std::string& text, std::size_t byte) {
 
 // A rule as read from JSON, before compilation (a later file may replace it).
 struct RuleSpec {
-  std::string id, cls, file, pattern, says, frames;
+  std::string id, cls, file, pattern, says, frames, frames_unless;
   Role role = Role::cause;
   Scope scope = Scope::line;
   int priority = -1;
@@ -102,6 +102,7 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
     else if (k == "pattern") r.pattern = get_string(v, file, where + " 'pattern'");
     else if (k == "says") r.says = get_string(v, file, where + " 'says'");
     else if (k == "frames") r.frames = get_string(v, file, where + " 'frames'");
+    else if (k == "frames_unless") r.frames_unless = get_string(v, file, where + " 'frames_unless'");
     else if (k == "role") r.role = parse_role(file, r.id, get_string(v, file, where + " 'role'"));
     else if (k == "match") {
       const auto m = get_string(v, file, where + " 'match'");
@@ -141,6 +142,8 @@ RuleSpec read_rule(const std::string& file, const json& j, std::size_t index) {
   if (!find_class(r.cls)) fail(file, where + ": class '" + r.cls + "' is not in the taxonomy");
   if (r.pattern.empty()) fail(file, where + " has no 'pattern'");
   if (!r.frames.empty() && r.scope != Scope::exception) fail(file, where + ": 'frames' needs \"match\": \"exception\"");
+  if (!r.frames_unless.empty() && r.scope != Scope::exception)
+    fail(file, where + ": 'frames_unless' needs \"match\": \"exception\"");
   return r;
 }
 
@@ -243,6 +246,8 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
     r.pattern = s.icase ? "(?i)" + s.pattern : s.pattern;
     r.re = LazyRegex(r.pattern);
     if (!s.frames.empty()) r.frames_re = LazyRegex(s.icase ? "(?i)" + s.frames : s.frames);
+    if (!s.frames_unless.empty())
+      r.frames_unless_re = LazyRegex(s.icase ? "(?i)" + s.frames_unless : s.frames_unless);
     const int idx = static_cast<int>(set->rules.size());
     if (r.scope == Scope::line) {
       set->line_rules.push_back(idx);
@@ -266,6 +271,8 @@ std::shared_ptr<const RuleSet> compile_rules(const std::vector<RuleSource>& sour
       if (!r.re.get().ok()) fail(r.file, "rule '" + r.id + "': invalid RE2 pattern: " + r.re.get().error());
       if (r.frames_re && !r.frames_re.get().ok())
         fail(r.file, "rule '" + r.id + "': invalid RE2 'frames' pattern: " + r.frames_re.get().error());
+      if (r.frames_unless_re && !r.frames_unless_re.get().ok())
+        fail(r.file, "rule '" + r.id + "': invalid RE2 'frames_unless' pattern: " + r.frames_unless_re.get().error());
     }
     if (!set->line_rules.empty() && !set->line_set_ok())
       throw RuleError("rules: the line patterns together exceed RE2's memory budget");

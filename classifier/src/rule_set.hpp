@@ -68,6 +68,7 @@ struct Rule {
   std::string pattern;  // as given to RE2 (with "(?i)" for icase rules)
   LazyRegex re;
   LazyRegex frames_re;  // exception rules only: must match the traceback's frames
+  LazyRegex frames_unless_re;  // exception rules only: must not match them (RE2 has no lookaround)
   // Facts to read from the match: named groups, or {match} in the claim (a rule with no
   // group that says "{match}" showed "(?)" before).
   bool has_captures() const {

@@ -72,12 +72,16 @@ TEST(FrameContext, ArgumentParsingErrorsAreConfigErrors) {
   EXPECT_EQ(run(post_init, 1).cls, "config_error");
 }
 
-TEST(FrameContext, RuleFileRejectsFramesOnLineRules) {
+TEST(FrameContext, RuleFileRejectsFrameKeysOnLineRulesAndBadFramePatterns) {
   const auto dir = std::filesystem::temp_directory_path() / ("ga-frames-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto f = dir / "bad.json";
-  std::ofstream(f) << R"({"schema": 1, "rules": [{"id": "x", "class": "traceback", "pattern": "a", "frames": "b"}]})";
-  EXPECT_THROW(Classifier::with_builtin_rules({f}), std::exception);
+  for (const char* rule : {R"({"id": "x", "class": "traceback", "pattern": "a", "frames": "b"})",
+                           R"({"id": "x", "class": "traceback", "pattern": "a", "frames_unless": "b"})",
+                           R"({"id": "x", "class": "traceback", "match": "exception", "pattern": "a", "frames_unless": "("})"}) {
+    std::ofstream(f, std::ios::trunc) << R"({"schema": 1, "rules": [)" << rule << "]}";
+    EXPECT_THROW(Classifier::with_builtin_rules({f}), std::exception) << rule;
+  }
   std::filesystem::remove_all(dir);
 }
 
@@ -272,4 +276,40 @@ TEST(RootCause, ALibraryReachingForAnAttributeItsDependencyLacksIsAnEnvironmentM
                 "AttributeError: module 'torch' has no attribute 'libary'\n",
                 1).cls,
             "env_mismatch");
+}
+
+// `import pkg` in the job's script failing inside an installed package.
+std::string import_traceback(const std::string& innermost_frame, const std::string& source, const std::string& exception) {
+  return "Traceback (most recent call last):\n"
+         "  File \"/home/u/train.py\", line 9, in <module>\n    import pkg\n"
+         "  File \"/env/lib/python3.10/site-packages/" + innermost_frame + "\n    " + source + "\n" + exception + "\n";
+}
+
+TEST(RootCause, AnInstalledPackageThatFailsWhileBeingImportedIsAnEnvironmentMismatch) {
+  // A SciPy built for another NumPy raises a bare TypeError during `import sklearn`; an
+  // earlier typo in the batch script (a later, non-fatal command) does not outrank it.
+  const std::string typo = "/var/spool/slurmd/job7/slurm_script: line 10: xport: command not found\n";
+  const std::string source = "'iwrk': array([], dfitpack_int), 'u': array([], float),";
+  EXPECT_EQ(run(typo + import_traceback("scipy/interpolate/_fitpack_impl.py\", line 103, in <module>", source, "TypeError"), 1).cls,
+            "env_mismatch");
+  // The same exception raised inside a function (the job called the package) is not an
+  // import-time failure.
+  EXPECT_NE(run(typo + import_traceback("scipy/interpolate/_fitpack_impl.py\", line 103, in splrep", source, "TypeError"), 1).cls,
+            "env_mismatch");
+  // Raised in the job's own module while importing: the job's code, not the stack.
+  EXPECT_NE(run("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n"
+                "    CFG = load()[\"x\"]\nTypeError: 'NoneType' object is not subscriptable\n",
+                1).cls,
+            "env_mismatch");
+}
+
+TEST(RootCause, AnEmptyModuleSpecLookupIsAMissingModule) {
+  // torch_sparse finds its compiled library with importlib's find_spec(...).origin.
+  const std::string frame = "torch_sparse/__init__.py\", line 16, in <module>";
+  const std::string source = "f'{library}_{suffix}', [osp.dirname(__file__)]).origin)";
+  EXPECT_EQ(run(import_traceback(frame, source, "AttributeError: 'NoneType' object has no attribute 'origin'"), 1).cls,
+            "missing_module");
+  // Another attribute of None is an ordinary bug.
+  EXPECT_NE(run(import_traceback(frame, source, "AttributeError: 'NoneType' object has no attribute 'shape'"), 1).cls,
+            "missing_module");
 }
