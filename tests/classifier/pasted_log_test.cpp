@@ -216,5 +216,30 @@ TEST(PastedLog, AnOutputFolderThatExistsIsASetting) {
   EXPECT_NE(run(tb + "FileExistsError: [Errno 17] File exists: '/data/cache'\n", std::nullopt).cls, "config_error");
 }
 
+// A run that never says "finished" but whose program visibly ended: one test-set result
+// after training, or the shell's time report; neither when it is only a pause mid-run.
+TEST(PastedLog, ATestResultOnceAtTheEndOrTheShellsTimeReportEndsTheRun) {
+  const std::string train = falling(2, "epoch %d of %d: train loss :: %.3f, train acc :: 0.41\n");
+  const Verdict tested = run(train + "load model from best.pt\ndev acc :: 0.391\ntest acc :: 0.390\n", std::nullopt);
+  EXPECT_EQ(tested.cls, "healthy");
+  ASSERT_FALSE(tested.evidence.empty());
+  EXPECT_EQ(tested.evidence.front().text, "test acc :: 0.390");
+  // A test result after every epoch, cut off mid-run, is no end.
+  std::string per_epoch;
+  for (int e = 1; e <= 3; ++e) per_epoch += falling(2, "epoch %d of %d: train loss :: %.3f\n") + "Test accuracy: 0.8" + std::to_string(e) + "\n";
+  EXPECT_EQ(run(per_epoch, std::nullopt).cls, "unknown");
+  // With no training before it, a test result ends nothing.
+  EXPECT_EQ(run("load model from best.pt\ntest acc :: 0.390\n", std::nullopt).cls, "unknown");
+
+  const std::string timed = falling(4, "step %d, loss = %.2f (9134.5 examples/sec)\n") + "\nreal\t2m50.690s\nuser\t9m45.761s\nsys\t1m10.234s\n";
+  const Verdict ended = run(timed, std::nullopt);
+  EXPECT_EQ(ended.cls, "healthy");
+  EXPECT_TRUE(cannot_decide_mentions(ended, "No exit status"));
+  // The report after an error is the error's.
+  EXPECT_EQ(run(falling(4, "step %d, loss = %.2f\n") + "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                    "real\t0m5.1s\n", std::nullopt).cls,
+            "cuda_runtime");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test

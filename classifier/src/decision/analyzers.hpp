@@ -53,6 +53,10 @@ Verdict healthy_or_not(Decision& d);
 bool ends_in_setup_chatter(const Decision& d, std::vector<Citation>& last);
 // The training program's own end-of-run line (rule progress.run_end) near the end.
 const Citation* finish_marker_near_end(const Decision& d);
+// Where the program ended without saying it finished (rule progress.final_evaluation: one
+// test-set result after training; progress.command_ended: the shell's time report), near
+// the end and after training progress. The citation's rule says which.
+std::optional<Citation> program_end_near_end(const Decision& d);
 // The line that shows the announced length reached ("Epoch 50/50", "step 1000/1000").
 const Marker* announced_end_reached(const Decision& d);
 // Healthy by the text alone: FIN the end-of-run line, END the announced length reached.

@@ -5,6 +5,7 @@
 #include "analyzers.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "re2/re2.h"
 #include "wording.hpp"
@@ -43,6 +44,30 @@ const Citation* finish_marker_near_end(const Decision& d) {
   return nullptr;
 }
 
+std::optional<Citation> program_end_near_end(const Decision& d) {
+  const ProgressTracker& P = d.scan.progress;
+  const auto head = d.scan.loss.head();
+  std::uint64_t first_progress = head.empty() ? 0 : head.front().line;
+  for (const Marker* m : {&P.last_epoch, &P.last_counted_step})
+    if (m->line && (!first_progress || m->line < first_progress)) first_progress = m->line;
+  if (!first_progress) return std::nullopt;  // no training seen: an end of nothing
+  for (const char* id : {"progress.final_evaluation", "progress.command_ended"}) {
+    const int rule = d.rule_index(id);
+    if (rule < 0) continue;
+    const auto hits = d.scan.hits[static_cast<std::size_t>(rule)].all();
+    if (hits.empty() || hits.front()->line <= first_progress) continue;
+    // Printed once, after training: no training progress after its first line except
+    // on its own lines (a "test loss: 0.41" is read as a loss value too).
+    const std::uint64_t last_progress = d.scan.last_progress_line;
+    const bool on_own_line = std::any_of(hits.begin(), hits.end(), [&](const Hit* h) { return h->line == last_progress; });
+    if (last_progress >= hits.front()->line && !on_own_line) continue;
+    int n = 0;
+    for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && n < 25; ++it, ++n)
+      if (it->line == hits.back()->line) return Citation{it->line, it->text, id};
+  }
+  return std::nullopt;
+}
+
 const Marker* announced_end_reached(const Decision& d) {
   const ProgressTracker& P = d.scan.progress;
   const std::uint64_t done = P.steps_taken();
@@ -61,9 +86,14 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
   d.set_class("healthy");
   double conf = 0.3;
   if (fin) {
-    d.v.evidence.push_back(Citation{fin->line, fin->text, "progress.run_end"});
-    d.v.shows.push_back("line " + std::to_string(fin->line) + ": the training program says that it finished");
-    conf += 0.15;
+    d.v.evidence.push_back(*fin);
+    const bool says_finished = fin->rule == "progress.run_end";
+    d.v.shows.push_back("line " + std::to_string(fin->line) + ": " +
+                        (says_finished ? "the training program says that it finished"
+                         : fin->rule == "progress.final_evaluation"
+                             ? "the run ends with a test-set result, printed once, after its training"
+                             : "the shell's time report says the command ended here, with no error before it"));
+    conf += says_finished ? 0.15 : 0.1;
   }
   if (end) {
     const ProgressTracker& P = d.scan.progress;
@@ -102,7 +132,10 @@ Verdict healthy_or_not(Decision& d) {
 
   // A pasted log: no exit status, no scheduler state, nothing the wrapper knows.
   const bool pasted = !d.exit_status.code && d.slurm.empty() && !d.st.exec_failed;
-  const Citation* fin = pasted ? finish_marker_near_end(d) : nullptr;
+  std::optional<Citation> end_line;  // the end-of-run line, with the rule that read it
+  if (const Citation* c = pasted ? finish_marker_near_end(d) : nullptr) end_line = Citation{c->line, c->text, "progress.run_end"};
+  else if (pasted) end_line = program_end_near_end(d);
+  const Citation* fin = end_line ? &*end_line : nullptr;
   std::vector<Citation> chatter;  // a pasted log's last lines, when all are distributed set-up
   if (pasted && !fin) ends_in_setup_chatter(d, chatter);
   if (d.exit_status.zero) {
