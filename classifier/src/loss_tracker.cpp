@@ -236,19 +236,44 @@ std::optional<LossPoint> LossTracker::last() const {
   return std::nullopt;
 }
 
+namespace {
+
+// K when the last N values all lie within SPREAD (relative) of each other and within
+// NEAR of ln K.
+std::optional<int> at_ln_k(const std::vector<LossPoint>& pts, std::size_t n, double spread, double near) {
+  if (pts.size() < n) return std::nullopt;
+  double lo = pts.back().value, hi = lo;
+  for (std::size_t i = pts.size() - n; i < pts.size(); ++i) {
+    lo = std::min(lo, pts[i].value);
+    hi = std::max(hi, pts[i].value);
+  }
+  const double v = pts.back().value;
+  const double k = std::round(std::exp(v));
+  if (v > 0.5 && v < 12 && hi - lo <= spread * v && std::fabs(v - std::log(k)) <= near) return static_cast<int>(k);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int> LossTracker::pinned_at_chance() const {
   std::vector<LossPoint> recent = head_;
   recent.insert(recent.end(), tail_.begin(), tail_.end());
-  if (recent.size() < 8) return std::nullopt;
-  double lo = recent.back().value, hi = lo;
-  for (std::size_t i = recent.size() - 8; i < recent.size(); ++i) {
-    lo = std::min(lo, recent[i].value);
-    hi = std::max(hi, recent[i].value);
-  }
-  const double v = recent.back().value;
-  const double k = std::round(std::exp(v));
-  if (v > 0.5 && v < 12 && hi - lo <= 1e-3 * v && std::fabs(v - std::log(k)) <= 2e-3) return static_cast<int>(k);
-  return std::nullopt;
+  if (auto k = at_ln_k(recent, 8, 1e-3, 2e-3)) return k;
+  // Four values, pinned tightly, after one that was elsewhere: not a fresh model's first
+  // steps at its initial ln K, but a run that left it and fell back.
+  if (recent.size() < 5) return std::nullopt;
+  const auto k = at_ln_k(recent, 4, 2e-4, 5e-4);
+  if (!k) return std::nullopt;
+  const std::vector<LossPoint> before(recent.begin(), recent.end() - 4);
+  const double away = std::fabs(before.back().value - std::log(*k));
+  if (away <= 1e-2 * std::log(*k)) return std::nullopt;
+  return k;
+}
+
+std::size_t LossTracker::chance_run() const {
+  std::vector<LossPoint> recent = head_;
+  recent.insert(recent.end(), tail_.begin(), tail_.end());
+  return at_ln_k(recent, 8, 1e-3, 2e-3) ? 8 : pinned_at_chance() ? 4 : 0;
 }
 
 std::optional<LossTracker::LateRise> LossTracker::late_rise() const {

@@ -77,8 +77,10 @@ class LossTracker {
   std::optional<LossPoint> last() const;
   std::size_t exact_repeats() const { return repeats_; }
   // K when the last 8 values sit at ln K (0.6931 = ln 2, 2.3026 = ln 10): the loss of a
-  // uniform guess over K classes.
+  // uniform guess over K classes; or the last 4, ten times closer, after a value that was
+  // not there (the model moved, then collapsed to chance: per-epoch prints are few).
   std::optional<int> pinned_at_chance() const;
+  std::size_t chance_run() const;  // how many of the last values pinned_at_chance() used
   // The loss fell to a low and then rose, steadily, to clearly above it by the end: the
   // medians of 5 values at the low and at the end, where, and how many values rose.
   struct LateRise {

@@ -308,6 +308,25 @@ TEST(DoneButBad, LossPinnedAtChanceLevelIsDivergence) {
   EXPECT_FALSE(std::any_of(o.shows.begin(), o.shows.end(), [](const std::string& s) { return s.find(" = ln ") != std::string::npos; }));
 }
 
+// Per-epoch prints are few: four epochs pinned at ln 4 after one that was not is a run
+// that fell back to chance; a fresh model's first values at ln K are where training starts.
+TEST(DoneButBad, FourEpochsPinnedAtChanceAfterLeavingItAreDivergence) {
+  std::string collapsed = "TRAIN EPOCH 0:\nloss   1.356284\n";
+  for (const char* v : {"1.386393", "1.386381", "1.386379", "1.386330"})
+    collapsed += std::string("TRAIN EPOCH:\nloss   ") + v + "\n";
+  const Verdict v = run(collapsed, std::nullopt);
+  EXPECT_EQ(v.cls, "divergence");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) {
+    return s.find("last 4 loss values") != std::string::npos && s.find("ln 4") != std::string::npos;
+  }));
+  std::string fresh;  // the first steps of a 4-class model: all at ln 4 from the start
+  for (const char* x : {"1.386301", "1.386290", "1.386288", "1.386281", "1.386270"}) fresh += std::string("step loss ") + x + "\n";
+  EXPECT_NE(run(fresh, std::nullopt).cls, "divergence");
+  std::string loose = "loss 1.356\n";  // four values near ln 4 but moving: no collapse
+  for (const char* x : {"1.3801", "1.3902", "1.3850", "1.3811"}) loose += std::string("loss ") + x + "\n";
+  EXPECT_NE(run(loose, std::nullopt).cls, "divergence");
+}
+
 // The same loss to every printed digit, again and again: the weights stopped changing.
 TEST(DoneButBad, AFrozenLossIsDivergenceButProgressBarRefreshesAreNot) {
   std::string frozen = "Epoch 1/20\n - 9s - loss: 5.7178 - acc: 0.6446\n";

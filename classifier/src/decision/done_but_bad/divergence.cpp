@@ -81,7 +81,8 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     why = "The run completed, but the learning rate was 0: the weights never changed.";
   }
   if (s.chance_k) {
-    d.v.shows.push_back("the last 8 loss values are all " + fmt(s.last->value) + " = ln " + std::to_string(*s.chance_k) +
+    d.v.shows.push_back("the last " + std::to_string(r.loss.chance_run()) + " loss values are all " + fmt(s.last->value) +
+                        " = ln " + std::to_string(*s.chance_k) +
                         " (to line " + std::to_string(s.last->line) + "): the loss of a uniform guess over " +
                         std::to_string(*s.chance_k) + " classes");
     why = "The run completed, but the loss is pinned at chance level (ln " + std::to_string(*s.chance_k) +
