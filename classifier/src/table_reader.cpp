@@ -56,7 +56,7 @@ bool has_wide_gap(std::string_view line) {
   return line.find('\t') != std::string_view::npos || line.find("  ") != std::string_view::npos;
 }
 
-// "1.234", "-3e-05", "2.61G", "85%", "nan", "3/100", "640:" (YOLO's last column).
+// "1.234", "-3e-05", "2.61G", "85%", "nan", "3/100", "00:10", "640:" (YOLO's last column).
 bool numeric(std::string_view c) {
   if (!c.empty() && c.back() == ':') c.remove_suffix(1);
   if (c.empty()) return false;
@@ -74,6 +74,12 @@ bool numeric(std::string_view c) {
       i = k;
       while (i < c.size() && std::isdigit(static_cast<unsigned char>(c[i]))) ++i;
     }
+  }
+  if (i < c.size() && c[i] == ':' && i > digits_from) {  // a clock: fastai's "00:10", "1:02:03"
+    while (i + 2 < c.size() && c[i] == ':' && std::isdigit(static_cast<unsigned char>(c[i + 1])) &&
+           std::isdigit(static_cast<unsigned char>(c[i + 2])))
+      i += 3;
+    return i == c.size();
   }
   if (i < c.size() && c[i] == '/') {  // a counter
     ++i;

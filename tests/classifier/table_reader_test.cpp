@@ -69,3 +69,16 @@ TEST(TableReader, WithOnlyBlanksBetweenCellsEveryCellIsANumber) {
   EXPECT_EQ(*r->epoch, 7);
   EXPECT_FALSE(t.row("7 warnings were printed above"));
 }
+
+// fastai's fit table ends each row with the epoch's wall time, a clock.
+TEST(TableReader, AClockCellIsANumberButAWordIsNot) {
+  TableReader t;
+  t.set_header("epoch     train_loss  valid_loss  accuracy  time    ");
+  const auto r = t.row("3         0.412345    0.398765    0.870000  01:02   ");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->loss_key, "train_loss");
+  EXPECT_EQ(r->loss_value, "0.412345");
+  EXPECT_TRUE(t.row("3         0.412345    0.398765    0.870000  1:02:03"));
+  EXPECT_FALSE(t.row("3         0.412345    0.398765    0.870000  01:0"));
+  EXPECT_FALSE(t.row("3         0.412345    0.398765    0.870000  soon"));
+}
