@@ -313,3 +313,18 @@ TEST(RootCause, AnEmptyModuleSpecLookupIsAMissingModule) {
   EXPECT_NE(run(import_traceback(frame, source, "AttributeError: 'NoneType' object has no attribute 'shape'"), 1).cls,
             "missing_module");
 }
+
+// Messages that say the installed library is another version than the code was written for.
+TEST(RootCause, ALibraryOfAnotherVersionThanTheCodeIsAnEnvironmentMismatch) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 30, in main\n    setup(args)\n";
+  EXPECT_EQ(run(tb + "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'eval_strategy'\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run(tb + "TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'\n", 1).cls, "env_mismatch");
+  // A function of the job's own taking a wrong keyword is the job's bug.
+  EXPECT_NE(run(tb + "TypeError: build_model() got an unexpected keyword argument 'depth'\n", 1).cls, "env_mismatch");
+  EXPECT_EQ(run(tb + "ValueError: Tokenizer class LlamaTokenizer does not exist or is not currently imported.\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run("Using /root/.cache/torch_extensions as PyTorch extensions root...\n" + tb +
+                    "RuntimeError: Error building extension 'fused_adam'\n", 1).cls,
+            "env_mismatch");
+}
