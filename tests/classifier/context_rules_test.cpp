@@ -328,3 +328,14 @@ TEST(RootCause, ALibraryOfAnotherVersionThanTheCodeIsAnEnvironmentMismatch) {
                     "RuntimeError: Error building extension 'fused_adam'\n", 1).cls,
             "env_mismatch");
 }
+
+TEST(RootCause, MixedPrecisionOnANodeWithoutAGpuIsASettingAndAStaleDriverIsTheStack) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 30, in main\n    setup(args)\n";
+  EXPECT_EQ(run(tb + "ValueError: fp16 mixed precision requires a GPU (not 'mps').\n", 1).cls, "config_error");
+  EXPECT_NE(run(tb + "ValueError: fp16 mixed precision is unstable here\n", 1).cls, "config_error");
+  // The kernel module was upgraded under a running node: the user-space library no longer fits it.
+  EXPECT_EQ(run("Failed to initialize NVML: Driver/library version mismatch\n", 1).cls, "env_mismatch");
+  // An empty or half-written Hugging Face checkpoint directory.
+  EXPECT_EQ(run(tb + "ValueError: Can't find a checkpoint index (pytorch_model.bin.index.json) in out/checkpoint-500.\n", 1).cls,
+            "checkpoint_load");
+}
