@@ -61,6 +61,10 @@ constexpr const char* kBarClock = R"((\d{1,9})/(\d{1,9})\s*\[(?:(\d{1,4}):)?(\d{
 // What a bar that is not the training's own says before its count (loading, evaluation, data preparation).
 constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|eval|valid|test|filter|process|extract|infer|predict|sampl|shard|convert|prepar|build|index|writ|sav|upload|encod|decod|warm|resolv|comput|search|scan|calibrat)";
 constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
+// A setting that announces the number of epochs ("epochs=5", "--num_epochs 5", "'epochs': 5",
+// "max_epochs: 5", "Num Epochs = 3"): the name must stand alone ("warmup_epochs" is not it).
+constexpr const char* kEpochsSetting =
+    R"((?i)(?:^|[^\w])(?:num[_ ]?train[_ ]epochs|num[_ ]epochs?|max[_ ]epochs?|n[_ ]epochs|total[_ ]epochs|train[_ ]epochs|nb[_ ]epochs?|epoch[_ ]num|epochs)['"]?\s*[=:]?\s*['"]?(\d{1,5})\b)";
 constexpr const char* kStepSetting = R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)";
 constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
 // Hugging Face Trainer's closing metrics: run time and optimizer steps per second, whose
@@ -102,6 +106,7 @@ struct Patterns {
   RE2 bar_clock{kBarClock, opt()};
   RE2 side_bar{kSideBar, opt()};
   RE2 epoch{kEpoch, opt()};
+  RE2 epochs_setting{kEpochsSetting, opt()};
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
   RE2 step_setting{kStepSetting, opt()};
   RE2 total{kTotal, opt()};
@@ -225,6 +230,14 @@ bool ProgressTracker::note_epoch(std::int64_t e, std::uint64_t total, bool has_t
     epoch_high_ = e;
   }
   epoch_high_ = std::max(epoch_high_, e);
+  // "Epoch 4" with no "/N": how far it got, against a total the settings may announce.
+  if (!has_total && e >= 0) {
+    if (bare_epoch_first < 0) bare_epoch_first = e;
+    if (e >= bare_epoch_high) {
+      bare_epoch_high = e;
+      bare_epoch_last = Marker{line, cut(s)};
+    }
+  }
   // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
   if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
       (static_cast<std::uint64_t>(e) > max_epoch || !last_epoch)) {
@@ -251,6 +264,10 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   const re2::StringPiece sp(s.data(), s.size());
   std::string a, b;
   if (has(s, "poch") || has(s, "POCH")) {
+    if (RE2::PartialMatch(sp, p.epochs_setting, &a) && num(a) >= 1) {
+      announced_epochs = static_cast<std::uint64_t>(num(a));
+      return;  // a setting, not an epoch
+    }
     if (RE2::PartialMatch(sp, p.epoch, &a, &b))
       is_progress = note_epoch(static_cast<std::int64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)),
                                !b.empty(), s, line) || is_progress;
@@ -280,7 +297,9 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   if (RE2::PartialMatch(sp, p.step, &a, &b, &c) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
     if (b.empty()) b = c;
     note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
-    if (!b.empty() && static_cast<std::uint64_t>(num(a)) == max_step) last_counted_step = Marker{line, cut(s)};
+    // "step 500" after "max_steps=500": the count a setting announced, reached.
+    if ((!b.empty() || (total_steps && steps_taken() >= total_steps)) && static_cast<std::uint64_t>(num(a)) == max_step)
+      last_counted_step = Marker{line, cut(s)};
     is_progress = true;
     return;
   }

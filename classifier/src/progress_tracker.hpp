@@ -94,6 +94,15 @@ class ProgressTracker {
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
   Marker last_counted_step;                        // the line of the highest "step N/M"
+  // Epoch counters without a total ("Epoch 4"), and the total a setting announced.
+  std::uint64_t announced_epochs = 0;
+  std::int64_t bare_epoch_first = -1, bare_epoch_high = -1;
+  Marker bare_epoch_last;
+  // The announced epochs all done by the bare counters (first seen 0: counted from 0).
+  bool bare_epochs_done() const {
+    return announced_epochs && bare_epoch_last &&
+           static_cast<std::uint64_t>(bare_epoch_high + (bare_epoch_first == 0 ? 1 : 0)) >= announced_epochs;
+  }
   // Steps taken by the highest counter seen: "step 0/45" ... "step 44/45" counts from 0.
   std::uint64_t steps_taken() const { return have_step && first_step == 0 ? max_step + 1 : max_step; }
   // The training's progress bar (not a loading or evaluation bar): its newest record,

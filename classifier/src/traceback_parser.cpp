@@ -63,6 +63,10 @@ LineView strip_rank_prefix(std::string_view line) {
       const std::string_view in = s.substr(1, close - 1);
       std::size_t k = 0;
       while (k < in.size() && std::isalpha(static_cast<unsigned char>(in[k]))) ++k;
+      // "[Epoch 3]", "[step 40]": a training counter, not a rank's label.
+      std::string word(in.substr(0, k));
+      for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (word == "epoch" || word == "step" || word == "iter" || word == "iteration" || word == "batch") break;
       if (k < in.size() && in[k] == ' ') ++k;
       const std::size_t digits_at = k;
       while (k < in.size() && (std::isdigit(static_cast<unsigned char>(in[k])) || in[k] == ',')) ++k;

@@ -241,5 +241,27 @@ TEST(PastedLog, ATestResultOnceAtTheEndOrTheShellsTimeReportEndsTheRun) {
             "cuda_runtime");
 }
 
+// The total may be a setting ("epochs=5", "--num_epochs 5", "max_steps=500") and the
+// counter a bare "Epoch 5": reaching the setting is reaching the announced end.
+TEST(PastedLog, ASettingsAnnouncedLengthReachedByBareCountersEndsTheRun) {
+  const std::string five = falling(5, "[Epoch %d] loss=%.4f\n");
+  for (const char* setting : {"Namespace(batch_size=32, epochs=5, lr=0.001)", "python train.py --num_epochs 5 --lr 1e-3",
+                              "{'max_epochs': 5, 'lr': 0.001}", "  Num Epochs = 5"}) {
+    const Verdict v = run(std::string(setting) + "\n" + five, std::nullopt);
+    EXPECT_EQ(v.cls, "healthy") << setting;
+    EXPECT_FALSE(cannot_decide_mentions(v, "stops while training still runs")) << setting;
+  }
+  // Counted from 0: epoch 4 is the fifth.
+  std::string from_zero = "epochs=5\n";
+  for (int e = 0; e < 5; ++e) from_zero += "Epoch " + std::to_string(e) + " loss " + std::to_string(2.0 / (1 + e)) + "\n";
+  EXPECT_EQ(run(from_zero, std::nullopt).cls, "healthy");
+  EXPECT_EQ(run("epochs=6\n" + from_zero.substr(from_zero.find('\n') + 1), std::nullopt).cls, "unknown");
+  // Five of twenty, or a setting that names other epochs, is no end.
+  EXPECT_EQ(run("epochs=20\n" + five, std::nullopt).cls, "unknown");
+  EXPECT_EQ(run("warmup_epochs=5\n" + five, std::nullopt).cls, "unknown");
+  EXPECT_EQ(run("max_steps=500\n" + falling(5, "step %d00: loss %.4f\n"), std::nullopt).cls, "healthy");
+  EXPECT_EQ(run("max_steps=5000\n" + falling(5, "step %d00: loss %.4f\n"), std::nullopt).cls, "unknown");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test

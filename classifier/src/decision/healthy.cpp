@@ -73,9 +73,11 @@ const Marker* announced_end_reached(const Decision& d) {
   const std::uint64_t done = P.steps_taken();
   if (P.total_steps && P.last_counted_step && done >= P.total_steps) return &P.last_counted_step;
   if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
+  if (!P.total_epochs && P.bare_epochs_done()) return &P.bare_epoch_last;
   // The training's own progress bar at its full count, unless a counter says more was planned.
   const bool more_planned = (P.total_steps && done < P.total_steps) ||
-                            (P.total_epochs && P.max_epoch + 1 < P.total_epochs);
+                            (P.total_epochs && P.max_epoch + 1 < P.total_epochs) ||
+                            (!P.total_epochs && P.bare_epoch_last && P.announced_epochs && !P.bare_epochs_done());
   if (P.bar_end_full && !more_planned) return &P.bar_end;
   return nullptr;
 }
@@ -103,6 +105,9 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
                           (P.steps_taken() > P.max_step ? " (counted from 0)" : "")
                 : end == &P.bar_end
                     ? std::string("the training's progress bar reached its full count")
+                : end == &P.bare_epoch_last
+                    ? "epoch " + std::to_string(P.bare_epoch_high) + ", the last of the " + std::to_string(P.announced_epochs) +
+                          " epochs its settings announced" + (P.bare_epoch_first == 0 ? " (counted from 0)" : "")
                     : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
                           " announced: the run reached its planned length");
     conf += 0.15;
