@@ -160,8 +160,13 @@ TEST(PastedLog, FrameworksOwnEndLinesAreEndsOfRun) {
                           "[10/28 14:31:02 d2.engine.hooks]: Total training time: 10:50:41 (0:07:29 on hooks)",
                           "INFO:tensorflow:Loss for final step: 0.1234.", "100 epochs completed in 0.712 hours.",
                           "Training took 1234.5 seconds", "*** Best metric: 80.1 (epoch 299)", "Reached max_steps, stopping",
-                          "Restoring model weights from the end of the best epoch: 12."})
+                          "Restoring model weights from the end of the best epoch: 12.", "Optimization Finished!",
+                          "Training is over.", "finish training", "Done!", "All done.",
+                          "Process finished with exit code 0"})
     EXPECT_EQ(run(few + end + "\n", std::nullopt).cls, "healthy") << end;
+  // A step's own end inside a longer line, or an IDE's failure code, is no end of the run.
+  for (const char* not_end : {"Saving checkpoint... done.", "Process finished with exit code 1", "Loading data: Done!"})
+    EXPECT_NE(run(few + not_end + "\n", std::nullopt).cls, "healthy") << not_end;
 }
 
 // A counter that starts at "step 0/45" reaches its announced end at "step 44/45"; the
