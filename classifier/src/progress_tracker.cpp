@@ -297,6 +297,7 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
   if (RE2::PartialMatch(sp, p.step, &a, &b, &c) || RE2::PartialMatch(sp, p.bracket_step, &a)) {
     if (b.empty()) b = c;
     note_step(static_cast<std::uint64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)));
+    step_on_line_ = static_cast<std::uint64_t>(num(a));
     // "step 500" after "max_steps=500": the count a setting announced, reached.
     if ((!b.empty() || (total_steps && steps_taken() >= total_steps)) && static_cast<std::uint64_t>(num(a)) == max_step)
       last_counted_step = Marker{line, cut(s)};
@@ -350,6 +351,7 @@ void ProgressTracker::timings(std::string_view s, std::string_view rank, std::ui
     if (RE2::PartialMatch(sp, p.data, &ms, &v, &u, &v2, &u2)) dt = v.empty() ? seconds(v2, u2) : seconds(v, u, !ms.empty());
   }
   if (std::isfinite(st)) step_time.add(line, st);
+  if (std::isfinite(st) && step_on_line_) rhythm.record_duration(*step_on_line_, st, line);
   if (std::isfinite(dt)) data_time.add(line, dt);
   if (std::isfinite(st) && std::isnan(cp) && std::isnan(wt) && rank.empty()) return;
   if (!std::isfinite(st) && !std::isfinite(cp) && !std::isfinite(wt)) return;
@@ -454,6 +456,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
                     has(body, "[") || has(body, "max_steps") || has(body, "_iters");
   if (!gate) return;
   side_bar_ = false;
+  step_on_line_.reset();
   steps(body, line, is_progress);
   if (!is_progress) return;
   ++progress_lines;

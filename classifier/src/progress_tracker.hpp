@@ -150,6 +150,7 @@ class ProgressTracker {
   bool side_bar_ = false;     // this line is a loading / evaluation / nested progress bar
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
   std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
+  std::optional<std::uint64_t> step_on_line_;  // the "step N" of the line being read
   std::int64_t epoch_no_ = -1;
   std::int64_t epoch_high_ = -1;  // the highest epoch number since the last restart
 };

@@ -16,6 +16,7 @@ double median_of(std::vector<double> v) {
 
 void StepRhythm::record(std::uint64_t n, std::uint64_t elapsed, std::uint64_t line) {
   // A bar redrawn without moving, or a new bar: only one-step moves measure a step.
+  clock_ = true;
   if (have_last_ && n == last_n_ + 1 && elapsed >= last_elapsed_ && steps_.size() < kKeep)
     steps_.push_back(Step{n, static_cast<double>(elapsed - last_elapsed_), line});
   if (!have_last_ || n != last_n_) {
@@ -23,6 +24,13 @@ void StepRhythm::record(std::uint64_t n, std::uint64_t elapsed, std::uint64_t li
     last_elapsed_ = elapsed;
   }
   have_last_ = true;
+}
+
+void StepRhythm::record_duration(std::uint64_t n, double seconds, std::uint64_t line) {
+  if (have_printed_ && n == last_printed_n_ + 1 && seconds >= 0 && steps_.size() < kKeep)
+    steps_.push_back(Step{n, seconds, line});
+  last_printed_n_ = n;
+  have_printed_ = true;
 }
 
 StepRhythm::Stall StepRhythm::periodic_stall() const {
@@ -35,9 +43,9 @@ StepRhythm::Stall StepRhythm::periodic_stall() const {
     total += st.seconds;
   }
   const double typical = median_of(all);
-  // Slow: far above the typical step, and long enough that the bar's one-second clock
-  // cannot make it up.
-  const double slow_at = std::max({4 * typical, typical + 2.0, 3.0});
+  // Slow: far above the typical step, and (on a bar's one-second clock) long enough that
+  // the clock's rounding cannot make it up.
+  const double slow_at = clock_ ? std::max({4 * typical, typical + 2.0, 3.0}) : std::max(4 * typical, 0.05);
   std::vector<double> slow, fast;
   double slow_total = 0;
   std::map<std::uint64_t, unsigned> gaps;  // distance between successive slow steps of one bar
@@ -70,6 +78,7 @@ StepRhythm::Stall StepRhythm::periodic_stall() const {
   s.steps = steps_.size();
   s.first_line = steps_.front().line;
   s.last_line = steps_.back().line;
+  s.from_clock = clock_;
   return s;
 }
 

@@ -261,6 +261,24 @@ TEST(AnyShape, OneSlowStepInEveryFewIsALoaderThatCannotKeepUp) {
   EXPECT_NE(run(uneven, std::nullopt).cls, "underutilized");
 }
 
+// The same rhythm in step times the program prints itself, one line per step.
+TEST(AnyShape, PrintedStepTimesShowTheLoadersRhythmToo) {
+  std::string starved, steady, sparse;
+  for (int n = 1; n <= 30; ++n) {
+    const std::string head = "Epoch: 1/30, Step: " + std::to_string(n) + "/951, Loss: " + std::to_string(3.25 - 0.01 * n);
+    starved += head + ", Time/step: " + (n % 3 == 1 ? "45.1" : "4.2") + "\n";
+    steady += head + ", Time/step: " + (n % 3 == 1 ? "4.4" : "4.2") + "\n";
+    // Every tenth step printed: the times are not one step's each, so no rhythm is read.
+    if (n % 3 == 1) sparse += "Epoch: 1/30, Step: " + std::to_string(n * 10) + "/951, Loss: 3.1, Time/step: " + (n % 2 ? "45.1" : "4.2") + "\n";
+  }
+  const Verdict v = run(starved, std::nullopt);
+  EXPECT_EQ(v.cls, "underutilized");
+  ASSERT_FALSE(v.shows.empty());
+  EXPECT_NE(v.shows.front().find("whose times were printed"), std::string::npos) << v.shows.front();
+  EXPECT_NE(run(steady, std::nullopt).cls, "underutilized");
+  EXPECT_NE(run(sparse, std::nullopt).cls, "underutilized");
+}
+
 TEST(AnyShape, ACounterThatIsNotTheTrainingsIsNoHandfulOfSteps) {
   // "Step 1" of a notebook's exercise list, then a hundred Keras epochs.
   std::string log = "Step 1\n";

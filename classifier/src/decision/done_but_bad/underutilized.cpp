@@ -34,7 +34,8 @@ bool check_underutilized_rhythm(FinishedRun& r) {
   d.v.shows.push_back("one step in every " + std::to_string(s.period) + " took about " + fmt(s.slow_median) +
                       " s while the others took about " + fmt(s.fast_median) + " s; the slow steps were " +
                       std::to_string(static_cast<int>(s.slow_share * 100)) + "% of the time of " + std::to_string(s.steps) +
-                      " steps timed by the progress bar (lines " + std::to_string(s.first_line) + "-" +
+                      (s.from_clock ? " steps timed by the progress bar" : " steps whose times were printed") + " (lines " +
+                      std::to_string(s.first_line) + "-" +
                       std::to_string(s.last_line) + ")");
   if (r.progress.loader_warning)
     d.cite_marker(r.progress.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
@@ -44,8 +45,8 @@ bool check_underutilized_rhythm(FinishedRun& r) {
                "batch to be loaded once they are all used up.");
   if (r.loss_only)
     d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
-                             "No exit status was given: how the run ended is not known; this verdict rests on the "
-                             "progress bar's clock alone.");
+                             std::string("No exit status was given: how the run ended is not known; this verdict rests on the ") +
+                                 (s.from_clock ? "progress bar's clock alone." : "printed step times alone."));
   return true;
 }
 
