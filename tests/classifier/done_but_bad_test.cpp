@@ -3,6 +3,7 @@
 // throughput checks need a real exit status).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -451,6 +452,32 @@ TEST(AnyShape, AGradientNormOfZeroAtEveryPrintIsNoLearningHoweverFewTheLosses) {
   for (const char* from : {"Norm: 0.0000\nIteration 1", "Norm: 0.0000\nIteration 2"})
     moving.replace(moving.find(from), 12, "Norm: 1.3000");
   EXPECT_NE(run(moving, std::nullopt).cls, "divergence");
+}
+
+}  // namespace
+}  // namespace gpualert::classify::test
+
+namespace gpualert::classify::test {
+namespace {
+
+// A run that ended normally after a small share of the length it announced, with no
+// early stopping to explain it, is undertrained; reaching its plan, or stopping early on
+// purpose, is not.
+TEST(Undertrained, EndingFarShortOfTheAnnouncedPlanIsUndertrained) {
+  std::string two_of_100;
+  for (int e = 1; e <= 2; ++e) two_of_100 += "Epoch " + std::to_string(e) + "/100 loss " + std::to_string(2.0 - 0.1 * e) + "\n";
+  const Verdict v = run(two_of_100, 0);
+  EXPECT_EQ(v.cls, "undertrained");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("epoch 2 of the 100") != std::string::npos; }));
+  EXPECT_EQ(run("max_steps=10000\nstep 10 loss 1.9\nstep 20 loss 1.8\nstep 30 loss 1.7\nstep 40 loss 1.6\n", 0).cls, "undertrained");
+  EXPECT_EQ(run("epochs=50\nEpoch 1 loss 1.9\nEpoch 2 loss 1.8\nTraining finished.\n", std::nullopt).cls, "undertrained");
+  // Early stopping is a planned way to end before the plan.
+  EXPECT_NE(run(two_of_100 + "Early stopping: no improvement for 1 epochs\n", 0).cls, "undertrained");
+  // Half the plan is no negligible share; a pasted log with no end says nothing of it.
+  std::string half;
+  for (int e = 1; e <= 50; ++e) half += "Epoch " + std::to_string(e) + "/100 loss " + std::to_string(2.0 / (1 + 0.1 * e)) + "\n";
+  EXPECT_NE(run(half, 0).cls, "undertrained");
+  EXPECT_NE(run(two_of_100, std::nullopt).cls, "undertrained");
 }
 
 }  // namespace

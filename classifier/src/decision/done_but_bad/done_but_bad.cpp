@@ -51,6 +51,9 @@ FinishedRun::FinishedRun(Decision& dec, Facts& f)
   const ProgressTracker& P = progress;
   if (P.total_steps && P.have_step) done_fraction = static_cast<double>(P.max_step) / static_cast<double>(P.total_steps);
   else if (P.total_epochs) done_fraction = static_cast<double>(P.max_epoch) / static_cast<double>(P.total_epochs);
+  else if (P.announced_epochs && P.bare_epoch_last)
+    done_fraction = static_cast<double>(P.bare_epoch_high + (P.bare_epoch_first == 0 ? 1 : 0)) /
+                    static_cast<double>(P.announced_epochs);
   data_frac = P.data_time.count() >= 3 && P.step_time.count() >= 3
                   ? P.data_time.sum() / std::max(P.step_time.sum(), 1e-12) *
                         (static_cast<double>(P.step_time.count()) / static_cast<double>(P.data_time.count()))

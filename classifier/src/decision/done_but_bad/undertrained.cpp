@@ -1,11 +1,30 @@
-// A handful of steps. Only counted steps count: frameworks log the loss every N steps,
-// so a few loss lines alone do not prove a few steps. A run planned to be that short
-// (ten steps or fewer, all done) is no better.
+// Undertrained: a run that ended normally after a negligible amount of training. Either
+// a handful of counted steps (frameworks log the loss every N steps, so a few loss lines
+// alone do not prove a few steps; a run planned to be that short, ten steps or fewer,
+// all done, is no better), or a small share of the length the run itself announced
+// ("Epoch 2/100", step 30 of max_steps=10000) with no early stopping to explain it.
+#include <cstdint>
+#include <string>
+
+#include "re2/re2.h"
 #include "finished_run.hpp"
 
 namespace gpualert::classify::detail {
+namespace {
 
-bool check_undertrained(FinishedRun& r) {
+// Early stopping ends a run before its planned length on purpose: no shortfall.
+bool stopped_early_on_purpose(const Decision& d) {
+  static const RE2 early(R"((?i)early[ _-]?stop|restoring model weights|stop(?:ping)? condition|patience)");
+  for (const auto& t : d.scan.tail)
+    if (RE2::PartialMatch(t.text, early)) return true;
+  const int rule = d.rule_index("progress.run_end");
+  if (rule >= 0)
+    for (const Hit* h : d.scan.hits[static_cast<std::size_t>(rule)].all())
+      if (RE2::PartialMatch(h->text, early)) return true;
+  return false;
+}
+
+bool a_handful(FinishedRun& r) {
   const ProgressTracker& P = r.progress;
   const std::uint64_t steps = r.steps;
   const bool handful = steps <= 3 || (P.total_steps && P.total_steps <= 10 && steps <= P.total_steps);
@@ -18,5 +37,34 @@ bool check_undertrained(FinishedRun& r) {
   if (r.loss.count()) r.d.v.shows.push_back(std::to_string(r.loss.count()) + " loss value(s) were printed");
   return r.decide("undertrained", P.have_step && P.total_steps ? 0.75 : 0.65);
 }
+
+constexpr double kNegligibleShare = 0.1;
+
+bool far_short_of_plan(FinishedRun& r) {
+  const ProgressTracker& P = r.progress;
+  if (r.done_fraction < 0 || r.done_fraction >= kNegligibleShare || stopped_early_on_purpose(r.d)) return false;
+  const int pct = static_cast<int>(r.done_fraction * 100 + 0.5);
+  const std::string share = " (" + (pct ? std::to_string(pct) : std::string("under 1")) + "% of the plan)";
+  if (P.total_steps && P.have_step)
+    r.d.cite_marker(P.last_counted_step ? P.last_counted_step : P.bar_end, "progress.announced_end",
+                    "the run ended at step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) +
+                        " announced" + share);
+  else if (P.total_epochs)
+    r.d.cite_marker(P.last_epoch, "progress.announced_end",
+                    "the run ended at epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
+                        " announced" + share);
+  else
+    r.d.cite_marker(P.bare_epoch_last, "progress.announced_end",
+                    "the run ended at epoch " + std::to_string(P.bare_epoch_high) + " of the " +
+                        std::to_string(P.announced_epochs) + " its settings announced" + share);
+  return r.decide("undertrained", 0.6,
+                  "The run ended normally, but after a small share of the training it announced: the model saw little "
+                  "of what was planned (a max_steps or time budget that cut it short, a loop that exits early, a "
+                  "data set far smaller than expected).");
+}
+
+}  // namespace
+
+bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r); }
 
 }  // namespace gpualert::classify::detail
