@@ -102,6 +102,11 @@ TEST(LossScale, ACollapsedLossScaleIsNanLoss) {
   EXPECT_NE(run("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768\nstep 1 loss 2.0\n"
                 "step 2 loss 1.5\nstep 3 loss 1.0\n", 0).cls,
             "nan_loss");
+  // DeepSpeed gives up at the minimum scale; Keras' TerminateOnNaN stops the fit.
+  EXPECT_EQ(run("step 1 loss 2.0\nException: Current loss scale already at minimum - cannot decrease scale anymore. "
+                "Exiting run.\n", 1).cls,
+            "nan_loss");
+  EXPECT_EQ(run("Epoch 3/10\nBatch 120: Invalid loss, terminating training\n", std::nullopt).cls, "nan_loss");
 }
 
 TEST(NativeCrashHandlers, CaughtSignalNamesTheSignal) {
