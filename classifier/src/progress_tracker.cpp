@@ -60,7 +60,7 @@ constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 constexpr const char* kBarClock = R"((\d{1,9})/(\d{1,9})\s*\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})\s*[<,\]])";
 // What a bar that is not the training's own says before its count (loading, evaluation, data preparation).
 constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|eval|valid|test|filter|process|extract|infer|predict|sampl|shard|convert|prepar|build|index|writ|sav|upload|encod|decod|warm|resolv|comput|search|scan|calibrat)";
-constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*/\s*(\d{1,6}))?)";
+constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
 // A setting that announces the number of epochs ("epochs=5", "--num_epochs 5", "'epochs': 5",
 // "max_epochs: 5", "Num Epochs = 3"): the name must stand alone ("warmup_epochs" is not it).
 constexpr const char* kEpochsSetting =

@@ -53,6 +53,7 @@ TEST(PastedLog, AnErrorStillWinsOverAnEndOfRunLine) {
 TEST(PastedLog, TheAnnouncedLengthReachedMakesItHealthy) {
   const Verdict v = run(falling(10, "Epoch: %d / %d  Training loss: %.4f\n"), std::nullopt);
   EXPECT_EQ(v.cls, "healthy");
+  EXPECT_FALSE(cannot_decide_mentions(run(falling(6, "epoch %d of %d: loss %.4f\n"), std::nullopt), "stops while training"));
   bool cites_last_epoch = false;
   for (const auto& c : v.evidence) cites_last_epoch |= c.line == 10;
   EXPECT_TRUE(cites_last_epoch);
@@ -231,7 +232,7 @@ TEST(PastedLog, ATestResultOnceAtTheEndOrTheShellsTimeReportEndsTheRun) {
   EXPECT_EQ(tested.evidence.front().text, "test acc :: 0.390");
   // A test result after every epoch, cut off mid-run, is no end.
   std::string per_epoch;
-  for (int e = 1; e <= 3; ++e) per_epoch += falling(2, "epoch %d of %d: train loss :: %.3f\n") + "Test accuracy: 0.8" + std::to_string(e) + "\n";
+  for (int e = 1; e <= 3; ++e) per_epoch += falling(2, "batch %d/%d train loss :: %.3f\n") + "Test accuracy: 0.8" + std::to_string(e) + "\n";
   EXPECT_EQ(run(per_epoch, std::nullopt).cls, "unknown");
   // With no training before it, a test result ends nothing.
   EXPECT_EQ(run("load model from best.pt\ntest acc :: 0.390\n", std::nullopt).cls, "unknown");
