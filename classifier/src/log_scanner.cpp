@@ -27,8 +27,10 @@ bool looks_like_warning(std::string_view body) {
       starts_with(body, "[WARN") || starts_with(body, "W ")) return true;
   if (body.size() > 5 && body[0] == 'W' && std::isdigit(static_cast<unsigned char>(body[1])) &&
       std::isdigit(static_cast<unsigned char>(body[4]))) return true;  // glog "W1122 ..."
-  // Not TensorFlow's "...123456: W tensorflow/..." prefix: TF logs failed ops
-  // ("OP_REQUIRES failed ... Permission denied") at that level.
+  // TensorFlow's "...123456: W tensorflow/..." prefix is a warning (its probes for optional
+  // libraries: "Could not load dynamic library 'libnvinfer.so.7'"), except for failed
+  // ops, which TF logs at that level ("OP_REQUIRES failed ... Permission denied").
+  if (contains(body, ": W tensorflow/") && !contains(body, "OP_REQUIRES failed")) return true;
   return contains(body, " WARNING ") || contains(body, " WARN ") || contains(body, "[WARNING]") ||
          contains(body, " WARNING:") || contains(body, "|WARNING|");
 }

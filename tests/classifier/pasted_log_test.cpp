@@ -269,5 +269,18 @@ TEST(PastedLog, ASettingsAnnouncedLengthReachedByBareCountersEndsTheRun) {
   EXPECT_EQ(run("max_steps=5000\n" + falling(5, "step %d00: loss %.4f\n"), std::nullopt).cls, "unknown");
 }
 
+// TensorFlow probes for optional libraries at its W level; a run that trained past that
+// probe was not stopped by it. A failed op at the same level still counts.
+TEST(PastedLog, TensorFlowsWarningLevelProbesAreNotTheCause) {
+  const std::string probe =
+      "2023-01-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+      "library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or directory\n";
+  EXPECT_EQ(run(probe + falling(10, "Epoch %d/%d - loss: %.4f\n"), std::nullopt).cls, "healthy");
+  EXPECT_EQ(run("2023-01-01 10:00:00.000000: W tensorflow/core/framework/op_kernel.cc:1767] OP_REQUIRES failed at "
+                "save_restore_v2_ops.cc:109 : Permission denied: /ckpt/model.ckpt-100_temp; Permission denied\n",
+                1).cls,
+            "permission");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test
