@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -332,6 +333,18 @@ TEST(RootCause, ALibraryOfAnotherVersionThanTheCodeIsAnEnvironmentMismatch) {
   EXPECT_EQ(run("Using /root/.cache/torch_extensions as PyTorch extensions root...\n" + tb +
                     "RuntimeError: Error building extension 'fused_adam'\n", 1).cls,
             "env_mismatch");
+  // A version range with several bounds; bitsandbytes built for another CUDA.
+  EXPECT_EQ(run(tb + "ImportError: tokenizers>=0.11.1,!=0.11.3,<0.14 is required for a normal functioning of this module, "
+                     "but found tokenizers==0.15.0.\n", 1).cls,
+            "env_mismatch");
+  EXPECT_EQ(run(tb + "RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the following "
+                     "command to get more information:\n", 1).cls,
+            "env_mismatch");
+  // Windows cannot load a DLL the package needs: a library that cannot be loaded.
+  const Verdict dll = run(tb + "OSError: [WinError 126] The specified module could not be found. Error loading "
+                               "\"C:\\env\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n", 1);
+  EXPECT_EQ(dll.cls, "missing_module");
+  EXPECT_TRUE(std::any_of(dll.shows.begin(), dll.shows.end(), [](const std::string& s) { return s.find("fbgemm.dll") != std::string::npos; }));
 }
 
 TEST(RootCause, MixedPrecisionOnANodeWithoutAGpuIsASettingAndAStaleDriverIsTheStack) {
