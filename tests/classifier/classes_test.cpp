@@ -131,6 +131,9 @@ const Case kCases[] = {
      "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-66)\n"
      "Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-2-7b-hf/resolve/main/config.json.\n"
      "OSError: You are trying to access a gated repo.\n"},
+    {"asset_error_local_path", "asset_error", 1, nullptr,
+     "huggingface_hub.utils._validators.HFValidationError: Repo id must be in the form 'repo_name' or "
+     "'namespace/repo_name': '/scratch/models/llama-7b'. Use `repo_type` argument if needed.\n"},
     {"data_error", "data_error", 1, nullptr,
      "Generating train split: 1200 examples [00:01]\n"
      "pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object member. in row 1203\n"
