@@ -88,6 +88,14 @@ const Case kCases[] = {
     {"oom_killer_slurm", "oom_killer", 137, nullptr,
      "slurmstepd: error: Detected 3 oom_kill events in StepId=8812.0. Some of the step tasks have been OOM Killed.\n"
      "srun: error: node17: task 0: Out Of Memory\n"},
+    // Other batch systems' memory limits: PBS/Torque, HTCondor.
+    {"oom_killer_pbs", "oom_killer", std::nullopt, nullptr,
+     "Epoch 1 | loss 2.1\n=>> PBS: job killed: mem 17000000kb exceeded limit 16777216kb\n"},
+    {"oom_killer_condor", "oom_killer", std::nullopt, nullptr,
+     "Epoch 1 | loss 2.1\nJob was held.\n\tError from slot1@node7: Job has gone over memory limit of 4096 megabytes. "
+     "Peak usage: 5000 megabytes.\n"},
+    {"timeout_sge", "timeout", std::nullopt, nullptr,
+     "Epoch 1 | loss 2.1\nEpoch 2 | loss 1.9\njob 1234 exceeded hard wallclock time - initiate terminate method\n"},
     {"traceback", "traceback", 1, nullptr,
      "Traceback (most recent call last):\n"
      "  File \"train.py\", line 19, in <module>\n"
