@@ -13,6 +13,8 @@ std::string normalise_key(std::string_view k) {
   // HF's summary 'train_loss' (a mean over the whole run) is not a point of it.
   for (std::string_view p : {"train ", "training "})
     if (k.size() > p.size() && k.substr(0, p.size()) == p) k.remove_prefix(p.size());
+  // A loss named by its split alone ("step 100 | train 2.59 | val 2.60") is the same series.
+  if (k == "train" || k == "training" || k == "Train" || k == "Training") return "loss";
   std::string out;
   for (char c : k) {
     const auto u = static_cast<unsigned char>(c);
@@ -290,7 +292,7 @@ std::optional<LossTracker::LateRise> LossTracker::late_rise() const {
   for (std::size_t i = 2; i + 2 < pts.size(); ++i) smooth.push_back(mean(pts, i - 2, i + 3));
   const auto low = static_cast<std::size_t>(std::min_element(smooth.begin(), smooth.end()) - smooth.begin());
   const std::size_t after = smooth.size() - 1 - low;
-  if (after < 8 || smooth[low] <= 0 || smooth.back() < 1.5 * smooth[low]) return std::nullopt;
+  if (after < 8 || smooth[low] <= 0 || smooth.back() < 1.15 * smooth[low]) return std::nullopt;
   std::size_t rising = 0, steps = 0;
   for (std::size_t j = low + 2; j + 1 < pts.size(); ++j, ++steps)
     if (pts[j + 1].value > pts[j].value) ++rising;
@@ -299,6 +301,10 @@ std::optional<LossTracker::LateRise> LossTracker::late_rise() const {
   const double n = static_cast<double>(steps);
   if (steps == 0 || rising * 10 < steps * 6 || static_cast<double>(rising) < n / 2 + 1.645 * std::sqrt(n) / 2)
     return std::nullopt;
+  // A rise of under half the low counts only when it is steady: ten or more values after
+  // the low, four in five of them higher than the one before (a loss that climbs epoch
+  // after epoch, not a noisy plateau).
+  if (smooth.back() < 1.5 * smooth[low] && (steps < 10 || rising * 5 < steps * 4)) return std::nullopt;
   return LateRise{smooth[low], smooth.back(), pts[low + 2].line, pts.back().line, steps, rising};
 }
 

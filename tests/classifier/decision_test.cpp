@@ -308,6 +308,23 @@ TEST(DoneButBad, LossPinnedAtChanceLevelIsDivergence) {
   EXPECT_FALSE(std::any_of(o.shows.begin(), o.shows.end(), [](const std::string& s) { return s.find(" = ln ") != std::string::npos; }));
 }
 
+// A training loss that climbs epoch after epoch from its low, steadily, is divergence
+// even when the climb is under half the low; the same climb in noise is not.
+TEST(DoneButBad, ASteadyClimbFromTheLowIsDivergenceEvenWhenSmall) {
+  std::string steady, noisy;
+  for (int e = 1; e <= 52; ++e) {
+    const double base = e <= 32 ? 2.07 + 5.0 / e : 2.073 + 0.023 * (e - 32);
+    steady += "Epoch " + std::to_string(e) + " | train " + std::to_string(base) + " | val 2.6\n";
+    // The same rise of about 20%, but with every other value falling back.
+    const double wobble = e <= 32 ? 0 : (e % 2 ? 0.12 : -0.12);
+    noisy += "Epoch " + std::to_string(e) + " | train " + std::to_string(base + wobble) + " | val 2.6\n";
+  }
+  const Verdict v = run(steady + "Early stopping at epoch 52\n", std::nullopt);
+  EXPECT_EQ(v.cls, "divergence");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("then rose in") != std::string::npos; }));
+  EXPECT_NE(run(noisy + "Early stopping at epoch 52\n", std::nullopt).cls, "divergence");
+}
+
 // Per-epoch prints are few: four epochs pinned at ln 4 after one that was not is a run
 // that fell back to chance; a fresh model's first values at ln K are where training starts.
 TEST(DoneButBad, FourEpochsPinnedAtChanceAfterLeavingItAreDivergence) {

@@ -3,6 +3,7 @@
 // reached, or at least a loss that kept falling; never one without an error check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "test_util.hpp"
@@ -280,6 +281,23 @@ TEST(PastedLog, TensorFlowsWarningLevelProbesAreNotTheCause) {
                 "save_restore_v2_ops.cc:109 : Permission denied: /ckpt/model.ckpt-100_temp; Permission denied\n",
                 1).cls,
             "permission");
+}
+
+// A '|'-separated record with a counter may name its loss by the split alone; a closing
+// "done in 236s" ends the run.
+TEST(PastedLog, ALossNamedByItsSplitAloneIsTheTrainingLoss) {
+  std::string log = "train 564,597 tokens | val 62,732 tokens | vocab 126\n";
+  for (int s = 0; s <= 1000; s += 100)
+    log += "step " + std::to_string(s) + " | train " + std::to_string(4.8 / (1 + s / 200.0)) + " | val " +
+           std::to_string(4.9 / (1 + s / 250.0)) + " | lr 1.00e-04 | " + std::to_string(s / 8) + "s\n";
+  const Verdict v = run(log + "\ndone in 236s | best val loss 1.4429\n", std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+  EXPECT_FALSE(cannot_decide_mentions(v, "stops while training still runs"));
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("loss went from") != std::string::npos; }));
+  // Without a counter on the line, "train 4.8" is not read as a loss.
+  EXPECT_EQ(run("train 4.8 | val 4.9\ntrain 3.1 | val 3.3\ntrain 2.5 | val 2.8\ntrain 2.0 | val 2.4\n"
+                "train 1.8 | val 2.2\ntrain 1.6 | val 2.1\ntrain 1.5 | val 2.0\ntrain 1.4 | val 1.9\n", std::nullopt).cls,
+            "unknown");
 }
 
 }  // namespace
