@@ -279,6 +279,7 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     if (n >= 1 && n < 1e9) {
       note_step(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n));
       last_counted_step = Marker{line, cut(s)};
+      steps_from_closing_metrics = true;
       is_progress = true;
     }
     return;

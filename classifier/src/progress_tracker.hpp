@@ -94,6 +94,9 @@ class ProgressTracker {
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
   Marker last_counted_step;                        // the line of the highest "step N/M"
+  // The steps were computed from Hugging Face's closing metrics (train_runtime x
+  // train_steps_per_second), not printed: their line does not show the number.
+  bool steps_from_closing_metrics = false;
   // Epoch counters without a total ("Epoch 4"), and the total a setting announced.
   std::uint64_t announced_epochs = 0;
   std::int64_t bare_epoch_first = -1, bare_epoch_high = -1;

@@ -101,7 +101,10 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
     const ProgressTracker& P = d.scan.progress;
     const bool by_step = end == &P.last_counted_step;
     d.cite_marker(*end, "progress.announced_end",
-                by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
+                by_step && P.steps_from_closing_metrics
+                    ? "the closing metrics (train_runtime x train_steps_per_second) imply " + std::to_string(P.max_step) +
+                          " steps, the " + std::to_string(P.total_steps) + " announced"
+                : by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
                           (P.steps_taken() > P.max_step ? " (counted from 0)" : "")
                 : end == &P.bar_end
                     ? std::string("the training's progress bar reached its full count")

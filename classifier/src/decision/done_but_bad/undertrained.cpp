@@ -47,8 +47,10 @@ bool far_short_of_plan(FinishedRun& r) {
   const std::string share = " (" + (pct ? std::to_string(pct) : std::string("under 1")) + "% of the plan)";
   if (P.total_steps && P.have_step)
     r.d.cite_marker(P.last_counted_step ? P.last_counted_step : P.bar_end, "progress.announced_end",
-                    "the run ended at step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) +
-                        " announced" + share);
+                    (P.steps_from_closing_metrics ? "the closing metrics (train_runtime x train_steps_per_second) imply " +
+                                                        std::to_string(P.max_step) + " steps"
+                                                  : "the run ended at step " + std::to_string(P.max_step)) +
+                        " of the " + std::to_string(P.total_steps) + " announced" + share);
   else if (P.total_epochs)
     r.d.cite_marker(P.last_epoch, "progress.announced_end",
                     "the run ended at epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
