@@ -357,3 +357,16 @@ TEST(RootCause, MixedPrecisionOnANodeWithoutAGpuIsASettingAndAStaleDriverIsTheSt
   EXPECT_EQ(run(tb + "ValueError: Can't find a checkpoint index (pytorch_model.bin.index.json) in out/checkpoint-500.\n", 1).cls,
             "checkpoint_load");
 }
+
+// A setting whose value the program does not know, or one it needs and was not given.
+TEST(RootCause, ASettingsUnknownOrMissingValueIsAConfigError) {
+  const std::string tb = "Traceback (most recent call last):\n  File \"train.py\", line 30, in main\n    setup(args)\n";
+  for (const char* e : {"ValueError: Unknown scheduler type: cosine_with_warmup",
+                        "ValueError: Invalid activation function: 'gelu2'",
+                        "ValueError: Please specify `target_modules` in `peft_config`",
+                        "ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token."})
+    EXPECT_EQ(run(tb + e + "\n", 1).cls, "config_error") << e;
+  // Python's own type errors are the code's, whatever words they use.
+  EXPECT_NE(run(tb + "TypeError: unsupported operand type(s) for /: 'int' and 'NoneType'\n", 1).cls, "config_error");
+  EXPECT_NE(run(tb + "ValueError: invalid literal for int() with base 10: 'abc'\n", 1).cls, "config_error");
+}
