@@ -82,6 +82,33 @@ const Marker* announced_end_reached(const Decision& d) {
   return nullptr;
 }
 
+namespace {
+
+// What the end-of-run line says, by the rule that read it.
+std::string end_line_claim(const std::string& rule) {
+  if (rule == "progress.run_end") return "the training program says that it finished";
+  if (rule == "progress.final_evaluation") return "the run ends with a test-set result, printed once, after its training";
+  return "the shell's time report says the command ended here, with no error before it";
+}
+
+// What the marker of the announced length reached shows.
+std::string announced_end_claim(const ProgressTracker& P, const Marker* end) {
+  if (end == &P.last_counted_step && P.steps_from_closing_metrics)
+    return "the closing metrics (train_runtime x train_steps_per_second) imply " + std::to_string(P.max_step) +
+           " steps, the " + std::to_string(P.total_steps) + " announced";
+  if (end == &P.last_counted_step)
+    return "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
+           (P.steps_taken() > P.max_step ? " (counted from 0)" : "");
+  if (end == &P.bar_end) return "the training's progress bar reached its full count";
+  if (end == &P.bare_epoch_last)
+    return "epoch " + std::to_string(P.bare_epoch_high) + ", the last of the " + std::to_string(P.announced_epochs) +
+           " epochs its settings announced" + (P.bare_epoch_first == 0 ? " (counted from 0)" : "");
+  return "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
+         " announced: the run reached its planned length";
+}
+
+}  // namespace
+
 void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Facts& facts) {
   const auto tr = d.scan.loss.trend();
   const bool down = tr.trend == LossTracker::Trend::down;
@@ -89,30 +116,11 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
   double conf = 0.3;
   if (fin) {
     d.v.evidence.push_back(*fin);
-    const bool says_finished = fin->rule == "progress.run_end";
-    d.v.shows.push_back("line " + std::to_string(fin->line) + ": " +
-                        (says_finished ? "the training program says that it finished"
-                         : fin->rule == "progress.final_evaluation"
-                             ? "the run ends with a test-set result, printed once, after its training"
-                             : "the shell's time report says the command ended here, with no error before it"));
-    conf += says_finished ? 0.15 : 0.1;
+    d.v.shows.push_back("line " + std::to_string(fin->line) + ": " + end_line_claim(fin->rule));
+    conf += fin->rule == "progress.run_end" ? 0.15 : 0.1;
   }
   if (end) {
-    const ProgressTracker& P = d.scan.progress;
-    const bool by_step = end == &P.last_counted_step;
-    d.cite_marker(*end, "progress.announced_end",
-                by_step && P.steps_from_closing_metrics
-                    ? "the closing metrics (train_runtime x train_steps_per_second) imply " + std::to_string(P.max_step) +
-                          " steps, the " + std::to_string(P.total_steps) + " announced"
-                : by_step ? "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
-                          (P.steps_taken() > P.max_step ? " (counted from 0)" : "")
-                : end == &P.bar_end
-                    ? std::string("the training's progress bar reached its full count")
-                : end == &P.bare_epoch_last
-                    ? "epoch " + std::to_string(P.bare_epoch_high) + ", the last of the " + std::to_string(P.announced_epochs) +
-                          " epochs its settings announced" + (P.bare_epoch_first == 0 ? " (counted from 0)" : "")
-                    : "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) +
-                          " announced: the run reached its planned length");
+    d.cite_marker(*end, "progress.announced_end", announced_end_claim(d.scan.progress, end));
     conf += 0.15;
   }
   if (down) {
