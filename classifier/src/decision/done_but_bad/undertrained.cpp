@@ -59,7 +59,7 @@ bool far_short_of_plan(FinishedRun& r) {
     r.d.cite_marker(P.bare_epoch_last, "progress.announced_end",
                     "the run ended at epoch " + std::to_string(P.bare_epoch_high) + " of the " +
                         std::to_string(P.announced_epochs) + " its settings announced" + share);
-  return r.decide("undertrained", 0.6,
+  return r.decide("undertrained", 0.45,
                   "The run ended normally, but after a small share of the training it announced: the model saw little "
                   "of what was planned (a max_steps or time budget that cut it short, a loop that exits early, a "
                   "data set far smaller than expected).");
