@@ -45,6 +45,17 @@ bool looks_like_info(std::string_view body) {
          std::isdigit(static_cast<unsigned char>(body[4])) && body[5] == ' ';
 }
 
+// A line that opens by naming an evaluation split ("Test set results: loss 0.903",
+// "Validation: loss=0.41"): when the series is the one named "train loss", its plain
+// "loss" is that split's, not the training series'.
+bool opens_with_eval_split(std::string_view body) {
+  static const RE2 split(
+      R"(^\W{0,3}(?:(?:\d[\d:./, T-]*|\[[^\]]{0,40}\])\s*[|:-]?\s*)*(?i:test(?:ing)?|val|vali|valid|validation|eval|evaluation|dev)(?i:[ _-]?(?:set|split|data))?(?i:[ _-]?results?)?\b)");
+  static const RE2 train(R"((?i)train)");
+  const re2::StringPiece sp(body.data(), body.size());
+  return RE2::PartialMatch(sp, split) && !RE2::PartialMatch(sp, train);
+}
+
 // Warnings and INFO narration: by default their matches are not causes.
 bool narrates(std::string_view body) { return looks_like_warning(body) || looks_like_info(body); }
 
@@ -529,7 +540,9 @@ void LogScanner::read_progress(const PendingLine& p) {
         capture(r, seg, h);
         const auto* key = find_fact(h.facts, "key");
         const auto* val = find_fact(h.facts, "value");
-        if (!key || !val || !res_.loss.add(*key, *val, p.lineno)) continue;
+        if (!key || !val) continue;
+        const bool eval_line = res_.loss.named_train() && opens_with_eval_split(lv.body);
+        if (!res_.loss.add(eval_line ? "eval " + *key : *key, *val, p.lineno)) continue;
         res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
         has_loss = true;
         h.on_warning = !r.on_warnings && looks_like_warning(lv.body);

@@ -72,7 +72,12 @@ bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_
     }
     return false;
   }
-  if (key_.empty()) key_ = k;
+  if (key_.empty()) {
+    key_ = k;
+    std::string lower(key.substr(0, std::min<std::size_t>(key.size(), 5)));
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    named_train_ = lower == "train";
+  }
   if (k != key_) return false;
   const std::string v(value);
   char* end = nullptr;

@@ -48,6 +48,9 @@ class LossTracker {
   std::uint64_t nonfinite_streak_start() const { return streak_start_; }  // line
   std::uint64_t first_nonfinite_line() const { return first_nonfinite_line_; }
   const std::string& key() const { return key_; }
+  // The series' first key named the training split ("train loss", "train_loss"): a bare
+  // "loss" on an evaluation line is then that evaluation's, not this series'.
+  bool named_train() const { return named_train_; }
   // Finite values only, oldest first (head then tail; the middle is not kept).
   std::vector<LossPoint> head() const { return head_; }
   std::vector<LossPoint> tail() const { return {tail_.begin(), tail_.end()}; }
@@ -110,6 +113,7 @@ class LossTracker {
 
  private:
   std::string key_;
+  bool named_train_ = false;
   std::vector<LossPoint> head_;
   std::deque<LossPoint> tail_;
   std::uint64_t count_ = 0, finite_ = 0, nonfinite_ = 0;

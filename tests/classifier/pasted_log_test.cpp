@@ -300,5 +300,31 @@ TEST(PastedLog, ALossNamedByItsSplitAloneIsTheTrainingLoss) {
             "unknown");
 }
 
+// After a series named "train loss", a line that opens with an evaluation split holds
+// that split's loss: "Test set results: loss 0.903" is no jump of the training loss.
+TEST(PastedLog, AnEvaluationSplitsPlainLossIsNotTheTrainingSeries) {
+  std::string log;
+  for (int e = 1490; e < 1500; ++e)
+    log += "Epoch " + std::to_string(e) + ": train loss 0.1" + std::to_string(e % 7) + " train acc: 0.96, val loss: 1.06\n";
+  const std::string end = "--------\nVali set results: loss 1.005, acc 0.742.\nTest set results: loss 0.903, acc 0.765.\n";
+  EXPECT_EQ(run(log + end, std::nullopt).cls, "healthy");
+  // Where no series is named for training, such lines are the only losses there are.
+  std::string evals;
+  for (int i = 0; i < 10; ++i) evals += "Test set: Average loss: " + std::to_string(1.0 + 0.3 * i) + ", Accuracy: 50%\n";
+  EXPECT_EQ(run(evals, std::nullopt).cls, "divergence");
+}
+
+// "[Loss] nan" in a bracketed record; Keras stopping a fit whose data ran out.
+TEST(PastedLog, ABracketedLossAndAFitWhoseInputRanOut) {
+  std::string log = "E5 iter[ 14/ 15] | [Loss] 51566519.44 | [step]    89\n";
+  for (int e = 6; e <= 10; ++e) log += "E" + std::to_string(e) + " iter[ 14/ 15] | [Loss] nan | [step]   " + std::to_string(e * 15) + "\n";
+  EXPECT_EQ(run(log, std::nullopt).cls, "nan_loss");
+  const Verdict v = run("Epoch 1/50\n97/10000 [....] - ETA: 1:08:14 - loss: 3.3150WARNING:tensorflow:Your input ran out of data; "
+                        "interrupting training. Make sure that your dataset can generate at least `steps_per_epoch * epochs` "
+                        "batches.\nEpoch 00001: saving model to ./snapshots/model_01.h5\n",
+                        std::nullopt);
+  EXPECT_EQ(v.cls, "undertrained");
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test
