@@ -143,6 +143,13 @@ const Patterns& P() {
   return p;
 }
 
+// "1", "true", "auto": resume if there is something to resume, not a checkpoint named.
+bool switch_on(const std::string& v) {
+  std::string l;
+  for (char c : v) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return l.empty() || l == "1" || l == "true" || l == "yes" || l == "on" || l == "auto";
+}
+
 bool falsy(const std::string& v) {
   std::string l;
   for (char c : v) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
@@ -394,6 +401,7 @@ void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
       if (RE2::PartialMatch(sp, p.resume_kv, &v) && !falsy(v)) mark(resume_request, line, s);
       else if (RE2::PartialMatch(sp, p.megatron_load, &v) && !falsy(v)) mark(resume_request, line, s);
       else if (RE2::PartialMatch(sp, p.resume_flag, &v, &w) && (v.empty() || !falsy(v))) mark(resume_request, line, s);
+      if (resume_request.line == line) resume_is_switch = switch_on(v);
     }
   }
   if (has(s, "Running training")) mark(banner, line, s);

@@ -124,6 +124,8 @@ class ProgressTracker {
 
   // Markers.
   std::uint64_t ckpt_saves = 0;
+  // The resume request is a switch ("resume=1", a bare "--resume"), not a checkpoint named.
+  bool resume_is_switch = false;
   Marker first_save, load, resume_request, fresh_start, launch_blocking, net_socket, net_ib, loader_warning,
       throttle_active, banner;
   std::uint64_t throttle_active_n = 0;

@@ -68,6 +68,16 @@ TEST(Progress, ResumeRequestedButStartedFromScratch) {
   EXPECT_EQ(run(body, 0).cls, "healthy");
 }
 
+// "resume=1" only says "resume if there is something": a job that then says it found no
+// checkpoint and starts from scratch is a first run. A checkpoint it was told to load
+// that is not there is still a lost resume.
+TEST(Progress, AnAutoResumeThatFindsNothingOnAFirstRunIsNoLostResume) {
+  const std::string body = repeat(30, [](int i) { return "{'loss': " + std::to_string(12.0 / i) + ", 'epoch': " + std::to_string(i) + "}\n"; });
+  const std::string fresh = "[CHECKPOINT] No checkpoint found at out/checkpoint_latest.pth, starting from scratch.\n";
+  EXPECT_EQ(run("Namespace(resume=1, epochs=30)\n" + fresh + body, 0).cls, "healthy");
+  EXPECT_EQ(run("Namespace(resume_from='out/checkpoint_latest.pth', epochs=30)\n" + fresh + body, 0).cls, "resume_from_scratch");
+}
+
 TEST(Progress, ZeroGradNormIsDivergence) {
   const std::string log = repeat(30, [](int i) {
     return "{'loss': " + std::to_string(2.30 - 0.0001 * i) + ", 'grad_norm': 0.0, 'learning_rate': 0.02, 'epoch': " + std::to_string(i) + "}\n";

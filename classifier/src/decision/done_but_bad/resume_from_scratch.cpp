@@ -18,6 +18,11 @@ bool check_resume_from_scratch(FinishedRun& r) {
                               head.front().value >= 2.0 * std::max(tr.end, 1e-12);
   const bool step_restarted = P.have_step && P.first_step <= std::max<std::uint64_t>(10, P.max_step / 50);
   if (!P.fresh_start && !loss_restarted) return false;
+  // A switch alone ("resume=1": resume if there is something to resume) and the job's
+  // own word that it found no checkpoint and starts from scratch: a first run that
+  // looked, not a continuation that silently lost its progress. A checkpoint named
+  // ("--load outputs") or the scheduler's record of a requeue still makes it one.
+  if (P.fresh_start && P.resume_is_switch && d.st.resume_expected.empty()) return false;
   d.cite_marker(P.resume_request, "progress.resume_request", "a resume from a checkpoint was requested");
   if (!d.st.resume_expected.empty()) d.v.shows.push_back("the scheduler's record implies a continuation: " + d.st.resume_expected);
   if (P.fresh_start) d.cite_marker(P.fresh_start, "progress.fresh_start", "the job says it starts without a checkpoint");
