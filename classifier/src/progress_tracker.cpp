@@ -143,16 +143,20 @@ const Patterns& P() {
   return p;
 }
 
-// "1", "true", "auto": resume if there is something to resume, not a checkpoint named.
-bool switch_on(const std::string& v) {
+std::string lowered(const std::string& v) {
   std::string l;
   for (char c : v) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return l;
+}
+
+// "1", "true", "auto": resume if there is something to resume, not a checkpoint named.
+bool switch_on(const std::string& v) {
+  const std::string l = lowered(v);
   return l.empty() || l == "1" || l == "true" || l == "yes" || l == "on" || l == "auto";
 }
 
 bool falsy(const std::string& v) {
-  std::string l;
-  for (char c : v) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const std::string l = lowered(v);
   return l.empty() || l == "none" || l == "false" || l == "null" || l == "0" || l == "no" || l == "''";
 }
 
