@@ -51,9 +51,8 @@ bool looks_like_info(std::string_view body) {
 bool opens_with_eval_split(std::string_view body) {
   static const RE2 split(
       R"(^\W{0,3}(?:(?:\d[\d:./, T-]*|\[[^\]]{0,40}\])\s*[|:-]?\s*)*(?i:test(?:ing)?|val|vali|valid|validation|eval|evaluation|dev)(?i:[ _-]?(?:set|split|data))?(?i:[ _-]?results?)?\b)");
-  static const RE2 train(R"((?i)train)");
-  const re2::StringPiece sp(body.data(), body.size());
-  return RE2::PartialMatch(sp, split) && !RE2::PartialMatch(sp, train);
+  if (!RE2::PartialMatch(re2::StringPiece(body.data(), body.size()), split)) return false;
+  return !contains(body, "train") && !contains(body, "Train") && !contains(body, "TRAIN");
 }
 
 // Warnings and INFO narration: by default their matches are not causes.
