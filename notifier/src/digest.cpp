@@ -2,8 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -46,6 +51,42 @@ const StoredMessage& worst(const std::vector<StoredMessage>& ms, const std::map<
   return *best;
 }
 
+// Claims the first place of KEY (an array and its recipient) for M: true when M is the
+// first of its array to claim it. The claim is an O_EXCL file in outbox/firsts/, so of
+// helpers deciding at once exactly one wins, whatever order their messages' ids (taken
+// before the store lands) or their files appear in. A claim older than TTL is stale
+// (a reused array id). nullopt when no claim can be made here (unwritable outbox).
+std::optional<bool> claim_first(const Outbox& box, const std::string& key, const std::string& id,
+                                std::chrono::seconds ttl) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: a file name from any recipient
+  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(h));
+  const std::filesystem::path dir = box.dir() / "firsts", path = dir / name;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (fd.valid()) {
+      const std::string line = id + "\n";
+      // The file's existence is the claim; the id in it answers M asking again.
+      [[maybe_unused]] const ssize_t w = ::write(fd.get(), line.data(), line.size());
+      return true;
+    }
+    if (errno != EEXIST) return std::nullopt;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) < ttl) {
+      // Already claimed: by M itself (asked again) or by another task.
+      UniqueFd rd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      char buf[128] = {};
+      const ssize_t n = rd.valid() ? ::read(rd.get(), buf, sizeof buf - 1) : -1;
+      return n > 0 && std::string(buf, static_cast<std::size_t>(n)) == id + "\n";
+    }
+    ::unlink(path.c_str());  // stale: claim afresh
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> fold_key(const Outbox& box, const StoredMessage& m, const DigestPolicy& p,
@@ -57,8 +98,13 @@ std::optional<std::string> fold_key(const Outbox& box, const StoredMessage& m, c
   const std::string array = get(m, "array");
   if (!array.empty() && !p.array_per_task) {
     // The first failing task goes at once; every later one joins the array's digest.
-    // Only messages stored before M count (ids sort by time): of tasks ending together,
-    // the earliest still goes out at once.
+    // Of tasks ending together, the first to claim the array goes at once.
+    const std::string key = "array:" + array + ":" + rcpt;
+    if (const auto first = claim_first(box, key, m.id, std::chrono::hours(24))) {
+      if (*first) return std::nullopt;
+      return key;
+    }
+    // No claim here: messages stored before M count (ids sort by time).
     for (const auto& o : box.recent(now - std::chrono::hours(24)))
       if (o.id < m.id && get(o, "array") == array && first_recipient(o) == rcpt && is_failure(o))
         return "array:" + array + ":" + rcpt;

@@ -444,6 +444,14 @@ std::size_t Outbox::clean_garbage(std::chrono::seconds min_age) {
     if (std::chrono::system_clock::from_time_t(st.st_mtime) > cutoff) continue;
     if (::unlink(e.path().c_str()) == 0) ++removed;
   }
+  // An array's first-place claim (digest.cpp) outlives its day only as litter.
+  const auto claim_cutoff = std::chrono::system_clock::now() - std::max<std::chrono::seconds>(min_age, std::chrono::hours(48));
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_ / "firsts", ec)) {
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (std::chrono::system_clock::from_time_t(st.st_mtime) > claim_cutoff) continue;
+    if (::unlink(e.path().c_str()) == 0) ++removed;
+  }
   return removed;
 }
 

@@ -1,7 +1,11 @@
 // Folding into digests and their assembly, on a real outbox directory.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <vector>
 
 #include "gpualert/notifier/digest.hpp"
 #include "decode_helpers.hpp"
@@ -29,6 +33,14 @@ Message failure(const std::string& array = "", const std::string& task = "", con
 struct Box {
   gpualert::notify::testing::TempDir t;
   Outbox box{t.path()};
+};
+
+// An outbox a sender serves, so failures may be held for a digest.
+class Served : public ::testing::Test {
+ protected:
+  Served() { b.box.mark_sender_pass(); }
+  Box b;
+  DigestPolicy p;
 };
 
 }  // namespace
@@ -81,10 +93,7 @@ TEST(Digest, ABurstPastItsLimitIsHeldAndOneDigestCarriesIt) {
   EXPECT_EQ(folded, 3u);
 }
 
-TEST(Digest, AnArraysFirstFailingTaskGoesAtOnceTheRestJoinItsDigest) {
-  Box b;
-  b.box.mark_sender_pass();
-  DigestPolicy p;
+TEST_F(Served, AnArraysFirstFailingTaskGoesAtOnceTheRestJoinItsDigest) {
   const StoredMessage first = b.box.store(failure("65", "65_1"));
   EXPECT_FALSE(fold_key(b.box, first, p, Clock::now()));
   const StoredMessage second = b.box.store(failure("65", "65_2"));
@@ -93,6 +102,64 @@ TEST(Digest, AnArraysFirstFailingTaskGoesAtOnceTheRestJoinItsDigest) {
   EXPECT_FALSE(fold_key(b.box, other, p, Clock::now()));  // another array
   p.array_per_task = true;  // the user asked for every task's own message
   EXPECT_FALSE(fold_key(b.box, second, p, Clock::now()));
+}
+
+// Two tasks end together: the one whose id is older lands in pending/ last. Exactly one
+// of them goes at once, whichever order they decide in.
+TEST_F(Served, TasksEndingTogetherSendExactlyOneAtOnce) {
+  const StoredMessage early = b.box.store(failure("70", "70_1"));
+  const fs::path aside = b.t.path() / "aside";
+  fs::create_directory(aside);
+  for (const auto& f : {early.eml, early.meta}) fs::rename(f, aside / f.filename());  // not landed yet
+  const StoredMessage late = b.box.store(failure("70", "70_2"));
+  ASSERT_LT(early.id, late.id);
+  const bool late_at_once = !fold_key(b.box, late, p, Clock::now());
+  for (const auto& f : {early.eml, early.meta}) fs::rename(aside / f.filename(), f);
+  const bool early_at_once = !fold_key(b.box, early, p, Clock::now());
+  EXPECT_TRUE(late_at_once);  // it decided first
+  EXPECT_FALSE(early_at_once);
+  EXPECT_FALSE(fold_key(b.box, late, p, Clock::now()));  // asking again gives the same answer
+}
+
+// Many real processes store and decide at once: one message goes by itself.
+TEST_F(Served, ManyProcessesEndingTogetherSendOneAtOnce) {
+  const int n = 12;
+  std::vector<pid_t> kids;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      Outbox box(b.t.path());
+      const StoredMessage m = box.store(failure("71", "71_" + std::to_string(i)));
+      ::_exit(fold_key(box, m, p, Clock::now()) ? 1 : 0);
+    }
+    kids.push_back(pid);
+  }
+  int at_once = 0;
+  for (const pid_t k : kids) {
+    int st = 0;
+    ASSERT_EQ(::waitpid(k, &st, 0), k);
+    ASSERT_TRUE(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 0) ++at_once;
+  }
+  EXPECT_EQ(at_once, 1);
+}
+
+// An array id Slurm hands out again a day later starts afresh.
+TEST_F(Served, AStaleClaimIsTakenAfresh) {
+  const StoredMessage old = b.box.store(failure("72", "72_1"));
+  EXPECT_FALSE(fold_key(b.box, old, p, Clock::now()));
+  for (const auto& e : fs::directory_iterator(b.t.path() / "firsts"))
+    fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::hours(30));
+  fs::remove(old.eml);  // a day on, the old task's message has left
+  fs::remove(old.meta);
+  const StoredMessage fresh = b.box.store(failure("72", "72_1"));
+  EXPECT_FALSE(fold_key(b.box, fresh, p, Clock::now()));
+  // The sender's sweep removes claims two days old, and only those.
+  EXPECT_EQ(b.box.clean_garbage(), 0u);
+  for (const auto& e : fs::directory_iterator(b.t.path() / "firsts"))
+    fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::hours(50));
+  EXPECT_EQ(b.box.clean_garbage(), 1u);
+  EXPECT_TRUE(fs::is_empty(b.t.path() / "firsts"));
 }
 
 TEST(Digest, ASuccessIsNeverHeld) {

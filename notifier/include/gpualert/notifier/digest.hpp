@@ -27,6 +27,8 @@ struct DigestPolicy {
 
 // The digest M belongs to, or nullopt when M goes out by itself: it is not a failure,
 // no sender runs, it is the first of its array, or its recipient's burst is small.
+// Deciding is claiming: the first of an array's tasks to ask takes the array's first
+// place (a file in outbox/firsts/), so tasks ending together send exactly one at once.
 std::optional<std::string> fold_key(const Outbox& box, const StoredMessage& m, const DigestPolicy& p,
                                     std::chrono::system_clock::time_point now);
 

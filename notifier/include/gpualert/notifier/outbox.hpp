@@ -75,7 +75,8 @@ class Outbox {
 
   // Deletes leftovers of crashed writers older than MIN_AGE: a .json whose .eml
   // never appeared and temporary files. Younger ones may belong to a store()
-  // still running in another process. Returns how many files were removed.
+  // still running in another process; and arrays' first-place claims two days
+  // old. Returns how many files were removed.
   std::size_t clean_garbage(std::chrono::seconds min_age = std::chrono::hours(1));
 
   // Keeps BYTES preallocated in DIR/reserve (created when missing and there is
