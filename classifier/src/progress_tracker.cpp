@@ -66,7 +66,8 @@ constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*
 constexpr const char* kEpochsSetting =
     R"((?i)(?:^|[^\w])(?:num[_ ]?train[_ ]epochs|num[_ ]epochs?|max[_ ]epochs?|n[_ ]epochs|total[_ ]epochs|train[_ ]epochs|nb[_ ]epochs?|epoch[_ ]num|epochs)['"]?\s*[=:]?\s*['"]?(\d{1,5})\b)";
 constexpr const char* kStepSetting = R"((?i)(?:accumulation|warmup|optimization|logging|save|eval|evaluation|max|total|num)[_ ]steps?\b)";
-constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
+// Iteration-counted loops name theirs max_iters (nanoGPT, mmengine) or MAX_ITER (detectron2).
+constexpr const char* kTotal = R"((?i)(?:Total optimization steps|max_steps|train_iters|max_iters?|total steps|num_training_steps)['"]?\s*[=:]\s*['"]?(\d[\d,]*))";
 // Hugging Face Trainer's closing metrics: run time and optimizer steps per second, whose
 // product is the number of steps the run took.
 constexpr const char* kHfRuntime = R"(['"]train_runtime['"]\s*:\s*([\d.]+))";
@@ -466,7 +467,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   // Gate: the cheap words a progress line carries.
   const bool gate = has_loss || has(body, "tep") || has(body, "ter") || has(body, "poch") || has(body, "POCH") || has(body, "/it") ||
                     has(body, "it/s") || has(body, "ime") || has(body, "TEP") || has(body, "rank") || has(body, "ank") ||
-                    has(body, "[") || has(body, "max_steps") || has(body, "_iters");
+                    has(body, "[") || has(body, "max_steps") || has(body, "_iter") || has(body, "_ITER");
   if (!gate) return;
   side_bar_ = false;
   step_on_line_.reset();

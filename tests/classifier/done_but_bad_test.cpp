@@ -471,6 +471,12 @@ TEST(Undertrained, EndingFarShortOfTheAnnouncedPlanIsUndertrained) {
   EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("epoch 2 of the 100") != std::string::npos; }));
   EXPECT_EQ(run("max_steps=10000\nstep 10 loss 1.9\nstep 20 loss 1.8\nstep 30 loss 1.7\nstep 40 loss 1.6\n", 0).cls, "undertrained");
   EXPECT_EQ(run("epochs=50\nEpoch 1 loss 1.9\nEpoch 2 loss 1.8\nTraining finished.\n", std::nullopt).cls, "undertrained");
+  // Iteration-counted loops announce theirs as max_iters (nanoGPT, mmengine) or MAX_ITER (detectron2).
+  for (const char* plan : {"Overriding: max_iters = 600000\n", "  MAX_ITER: 90000\n"}) {
+    std::string iters = plan;
+    for (int i = 1; i <= 5; ++i) iters += "iter " + std::to_string(i * 100) + ": loss " + std::to_string(4.0 - 0.3 * i) + "\n";
+    EXPECT_EQ(run(iters, 0).cls, "undertrained") << plan;
+  }
   // Early stopping is a planned way to end before the plan.
   EXPECT_NE(run(two_of_100 + "Early stopping: no improvement for 1 epochs\n", 0).cls, "undertrained");
   // Half the plan is no negligible share; a pasted log with no end says nothing of it.
