@@ -71,6 +71,17 @@ TEST(FrameContext, ArgumentParsingErrorsAreConfigErrors) {
       "    raise ValueError(\"--load_best_model_at_end requires the save and eval strategy to match\")\n"
       "ValueError: --load_best_model_at_end requires the save and eval strategy to match\n";
   EXPECT_EQ(run(post_init, 1).cls, "config_error");
+  // A yacs-style config (detectron2, maskrcnn-benchmark and their kin) rejecting the
+  // command line's overrides: any exception under cfg.merge_from_list(args.opts).
+  const std::string yacs =
+      "Traceback (most recent call last):\n  File \"tools/train.py\", line 296, in <module>\n    cfg.merge_from_list(args.opts)\n"
+      "  File \"/job/lib/config/defaults.py\", line 107, in merge_from_list\n    raise ValueError(\"odd override list\")\n"
+      "ValueError: Override list has odd length: ['2']\n";
+  EXPECT_EQ(run(yacs, 1).cls, "config_error");
+  // The same exception raised in the training loop is the code's.
+  std::string in_loop = yacs;
+  in_loop.replace(in_loop.find("merge_from_list\n"), 16, "train_one_epoch\n");
+  EXPECT_NE(run(in_loop, 1).cls, "config_error");
 }
 
 TEST(FrameContext, RuleFileRejectsFrameKeysOnLineRulesAndBadFramePatterns) {

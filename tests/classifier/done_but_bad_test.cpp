@@ -486,5 +486,28 @@ TEST(Undertrained, EndingFarShortOfTheAnnouncedPlanIsUndertrained) {
   EXPECT_NE(run(two_of_100, std::nullopt).cls, "undertrained");
 }
 
+// A run that ended within a few hundred steps with its loss barely down had no time to
+// learn; the same loss that rose, sat at chance, fell clearly, or ran its announced
+// length is another verdict.
+TEST(Undertrained, AShortRunWhoseLossBarelyMovedIsUndertrained) {
+  auto steps = [](double first, double per_step, int n, int every) {
+    std::string s;
+    for (int i = 1; i <= n; ++i) {
+      char line[96];
+      std::snprintf(line, sizeof line, "loss = %.5f, step = %d\n", first + per_step * i + (i % 2 ? 0.2 : -0.2), i * every);
+      s += line;
+    }
+    return s + "Loss for final step: " + std::to_string(first + per_step * n) + ".\n";
+  };
+  const Verdict v = run(steps(22.8, -0.1, 12, 10), std::nullopt);
+  EXPECT_EQ(v.cls, "undertrained");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("step 120") != std::string::npos; }));
+  EXPECT_NE(run(steps(22.8, 0.1, 12, 10), 0).cls, "undertrained");      // it rose
+  EXPECT_NE(run(steps(22.8, -0.5, 12, 10), 0).cls, "undertrained");     // it fell clearly
+  EXPECT_NE(run(steps(22.8, -0.1, 12, 1000), 0).cls, "undertrained");   // 12000 steps: a plateau, not a short run
+  EXPECT_NE(run(steps(1.40, -0.001, 12, 10), 0).cls, "undertrained");   // at ln 4: a model that cannot learn
+  EXPECT_NE(run("max_steps=120\n" + steps(22.8, -0.1, 12, 10), 0).cls, "undertrained");  // its plan, done
+}
+
 }  // namespace
 }  // namespace gpualert::classify::test

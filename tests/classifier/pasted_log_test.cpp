@@ -235,6 +235,11 @@ TEST(PastedLog, ATestResultOnceAtTheEndOrTheShellsTimeReportEndsTheRun) {
   std::string per_epoch;
   for (int e = 1; e <= 3; ++e) per_epoch += falling(2, "batch %d/%d train loss :: %.3f\n") + "Test accuracy: 0.8" + std::to_string(e) + "\n";
   EXPECT_EQ(run(per_epoch, std::nullopt).cls, "unknown");
+  // A loop that prints only its epoch counter and validation figures, then a summary.
+  std::string val_only;
+  for (int e = 190; e <= 199; ++e) val_only += "Epoch " + std::to_string(e) + ": Cos img: 4.21, loss val: 5.56\n";
+  EXPECT_EQ(run(val_only + "The best epoch is: 94\nThe test Top1-0.170000, Top5-0.445000\n", std::nullopt).cls, "healthy");
+  EXPECT_EQ(run(val_only, std::nullopt).cls, "unknown");
   // With no training before it, a test result ends nothing.
   EXPECT_EQ(run("load model from best.pt\ntest acc :: 0.390\n", std::nullopt).cls, "unknown");
 

@@ -45,7 +45,9 @@ std::optional<Citation> program_end_near_end(const Decision& d) {
   const ProgressTracker& P = d.scan.progress;
   const auto head = d.scan.loss.head();
   std::uint64_t first_progress = head.empty() ? 0 : head.front().line;
-  for (const Marker* m : {&P.last_epoch, &P.last_counted_step})
+  // Training seen: a loss, a counted epoch or step, or bare epoch lines ("Epoch 199: ...")
+  // of a loop that prints only its validation figures.
+  for (const Marker* m : {&P.last_epoch, &P.last_counted_step, &P.bare_epoch_last})
     if (m->line && (!first_progress || m->line < first_progress)) first_progress = m->line;
   if (!first_progress) return std::nullopt;  // no training seen: an end of nothing
   for (const char* id : {"progress.final_evaluation", "progress.command_ended"}) {

@@ -30,6 +30,7 @@ const Check kChecks[] = {
     {check_undertrained, Needs::completed},
     {check_divergence, Needs::anything},
     {check_accuracy_at_chance, Needs::anything},
+    {check_undertrained_unmoved, Needs::completed},
     {check_underutilized_any_stretch, Needs::unknown_end},
     {check_underutilized_rhythm, Needs::anything},
     {check_loader_oversubscribed, Needs::unknown_end},

@@ -38,6 +38,7 @@ struct FinishedRun {
 
 bool check_resume_from_scratch(FinishedRun& r);
 bool check_undertrained(FinishedRun& r);
+bool check_undertrained_unmoved(FinishedRun& r);  // a few hundred steps, the loss still at its start
 bool check_divergence(FinishedRun& r);          // rising, exploded, frozen, pinned at chance, no gradient
 bool check_divergence_plateau(FinishedRun& r);  // never moved from its start (weaker)
 bool check_divergence_before_stop(FinishedRun& r);  // rising, exploded or unrecovered before a cancel

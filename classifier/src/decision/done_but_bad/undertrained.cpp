@@ -3,10 +3,15 @@
 // alone do not prove a few steps; a run planned to be that short, ten steps or fewer,
 // all done, is no better), or a small share of the length the run itself announced
 // ("Epoch 2/100", step 30 of max_steps=10000) with no early stopping to explain it.
+// Apart (after the divergence checks): a run that ended within a few hundred steps with
+// its loss still where it began, so short a run had no time to learn.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "re2/re2.h"
+#include "../analyzers.hpp"
 #include "finished_run.hpp"
 
 namespace gpualert::classify::detail {
@@ -65,8 +70,41 @@ bool far_short_of_plan(FinishedRun& r) {
                   "data set far smaller than expected).");
 }
 
+// A few hundred steps: long enough that a learning model's loss falls clearly (a tenth or
+// more, even a fine-tune's), short enough that a flat loss means it stopped too soon; a long
+// flat run is the plateau check's (divergence).
+constexpr std::uint64_t kShortRunSteps = 300;
+constexpr double kClearDrop = 0.10;
+
+bool short_and_unmoved(FinishedRun& r) {
+  const ProgressTracker& P = r.progress;
+  const auto& tr = r.trend;
+  if (!P.have_step || P.max_step > kShortRunSteps || P.max_epoch >= 2 || !r.has_trend) return false;
+  if (r.loss.finite_count() < 5 || tr.trend == LossTracker::Trend::up || stopped_early_on_purpose(r.d)) return false;
+  // A run that did the length it announced had its chance: a flat loss there is a model
+  // that did not learn (the plateau check), not a run cut short.
+  if (r.done_fraction >= 0.9 || announced_end_reached(r.d)) return false;
+  // It fell, but by less than a tenth: a loss that rose, however little, is the divergence
+  // checks' to judge.
+  const double rel = (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9);
+  if (rel <= -kClearDrop || rel > 0) return false;
+  // Flat at the loss of a uniform guess over a few classes (ln 2 .. ln 10, far enough
+  // apart to tell): a model that cannot learn (shuffled labels, a dead output), which
+  // more steps would not fix.
+  for (int k = 2; k <= 10; ++k)
+    if (std::fabs(tr.end - std::log(k)) <= 0.02 * std::log(k)) return false;
+  r.d.v.shows.push_back("training ended at step " + std::to_string(P.max_step) +
+                        " with its loss still within a tenth of its first values");
+  return r.decide("undertrained", 0.5,
+                  "The run ended normally after only " + std::to_string(P.max_step) +
+                      " steps, before its loss had come down: it stopped before the model learned (a step or epoch "
+                      "setting, or a data set, far smaller than intended).");
+}
+
 }  // namespace
 
 bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r); }
+
+bool check_undertrained_unmoved(FinishedRun& r) { return short_and_unmoved(r); }
 
 }  // namespace gpualert::classify::detail
