@@ -124,7 +124,7 @@ TEST(AnyShape, JsonRecordsWithAStepOfATotalAndASuffixedLossReachTheirEnd) {
   log += "sft done, steps: 200\n";
   const Verdict v = run(log, std::nullopt);
   EXPECT_EQ(v.cls, "healthy") << v.shows.front();
-  EXPECT_EQ(run("step 3 of 40 loss 1.2\nstep 40 of 40 loss 0.4\n", 0).cls, "healthy");
+  EXPECT_EQ(run("step 30 of 400 loss 1.2\nstep 400 of 400 loss 0.4\n", 0).cls, "healthy");
 }
 
 TEST(AnyShape, NonFiniteRewardsAndLogitsOfAPreferenceRunAreNanLoss) {
@@ -484,6 +484,23 @@ TEST(Undertrained, EndingFarShortOfTheAnnouncedPlanIsUndertrained) {
   for (int e = 1; e <= 50; ++e) half += "Epoch " + std::to_string(e) + "/100 loss " + std::to_string(2.0 / (1 + 0.1 * e)) + "\n";
   EXPECT_NE(run(half, 0).cls, "undertrained");
   EXPECT_NE(run(two_of_100, std::nullopt).cls, "undertrained");
+}
+
+// A handful of logged losses that reach no further than step 50: the run stopped a few
+// log intervals in, however fast its loss was falling.
+TEST(Undertrained, AHandfulOfLoggedStepsIsUndertrained) {
+  auto logged = [](int n, int every) {
+    std::string s = "params=17.62M\n";
+    for (int i = 1; i <= n; ++i) s += "[sft] step=" + std::to_string(i * every) + " loss=" + std::to_string(6.0 - 0.7 * i) + "\n";
+    return s + "sft done -> checkpoints/last.pt\n";
+  };
+  EXPECT_EQ(run(logged(4, 10), std::nullopt).cls, "undertrained");
+  EXPECT_NE(run(logged(4, 100), std::nullopt).cls, "undertrained");  // 400 steps: no handful
+  EXPECT_NE(run(logged(8, 5), 0).cls, "undertrained");               // eight logged values
+  // Planned that short and done ("Step 50/50") trains no more.
+  std::string demo;
+  for (int i = 1; i <= 5; ++i) demo += "Step " + std::to_string(i * 10) + "/50 - Loss: " + std::to_string(2.0 - 0.1 * i) + "\n";
+  EXPECT_EQ(run(demo + "Saved LoRA weights to out/\n", 0).cls, "undertrained");
 }
 
 // A run that ended within a few hundred steps with its loss barely down had no time to

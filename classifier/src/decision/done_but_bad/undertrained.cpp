@@ -1,7 +1,7 @@
 // Undertrained: a run that ended normally after a negligible amount of training. Either
 // a handful of counted steps (frameworks log the loss every N steps, so a few loss lines
-// alone do not prove a few steps; a run planned to be that short, ten steps or fewer,
-// all done, is no better), or a small share of the length the run itself announced
+// alone do not prove a few steps, unless their counter stops by step 50; a run planned to
+// be that short, all done, is no better), or a small share of the length the run itself announced
 // ("Epoch 2/100", step 30 of max_steps=10000) with no early stopping to explain it.
 // Apart (after the divergence checks): a run that ended within a few hundred steps with
 // its loss still where it began, so short a run had no time to learn.
@@ -29,10 +29,17 @@ bool stopped_early_on_purpose(const Decision& d) {
   return false;
 }
 
+constexpr std::uint64_t kFewSteps = 50;
+
 bool a_handful(FinishedRun& r) {
   const ProgressTracker& P = r.progress;
   const std::uint64_t steps = r.steps;
-  const bool handful = steps <= 3 || (P.total_steps && P.total_steps <= 10 && steps <= P.total_steps);
+  // Or a handful of logged losses, each some steps apart, that reach no further than
+  // step 50: a run that stopped a few log intervals in, planned so or not (a 50-step
+  // "demo" of a LoRA trains as little as one cut short).
+  const bool few_logged = P.have_step && steps <= kFewSteps && r.loss.count() >= 1 && r.loss.count() <= 5 &&
+                          steps >= 5 * r.loss.count();
+  const bool handful = steps <= 3 || few_logged || (P.total_steps && P.total_steps <= 10 && steps <= P.total_steps);
   if (steps < 1 || !handful || !(P.have_step || P.total_steps)) return false;
   // Several epochs done, or far more loss values than steps: the counter read is not the
   // training's ("Step 1" of a notebook's exercise list), and the run was no handful.
