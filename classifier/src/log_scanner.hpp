@@ -14,6 +14,7 @@
 #include "gpualert/classifier/verdict.hpp"
 #include "launcher_summary.hpp"
 #include "fast_matcher.hpp"
+#include "bare_series.hpp"
 #include "loss_tracker.hpp"
 #include "progress_thinner.hpp"
 #include "table_reader.hpp"
@@ -50,6 +51,7 @@ struct RuleHits {
 struct ScanResult {
   std::vector<RuleHits> hits;  // indexed like RuleSet::rules
   LossTracker loss;
+  BareSeries bare;  // counter-and-number lines that name no metric
   ProgressTracker progress;
   LauncherSummary launcher;
   std::uint64_t lines = 0;

@@ -103,6 +103,26 @@ TEST(DoneButBad, ASecondTrainingRunInTheSameLogIsJudgedOnItsOwn) {
 namespace gpualert::classify::test {
 namespace {
 
+// print(epoch, loss): a counter and one unnamed number. Turning non-finite for good after
+// finite values is nan_loss; finite values alone, a counter that goes back, or a named
+// loss beside them say nothing.
+TEST(NanLoss, AnUnnamedPerEpochValueThatTurnsNonFiniteIsNanLoss) {
+  auto series = [](int finite, int nan, int from = 0) {
+    std::string s;
+    for (int e = from; e < from + finite + nan; ++e)
+      s += "*****  " + std::to_string(e) + "\n" + std::to_string(e) + " " + (e < from + finite ? std::to_string(250.5 - e) : "nan") + " *****\n";
+    return s + "Early stopping triggered!\n";
+  };
+  const Verdict v = run(series(10, 5), std::nullopt);
+  EXPECT_EQ(v.cls, "nan_loss");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("5 in a row") != std::string::npos; }));
+  EXPECT_NE(run(series(10, 0), std::nullopt).cls, "nan_loss");
+  EXPECT_NE(run(series(10, 2), std::nullopt).cls, "nan_loss");                       // two are no streak
+  EXPECT_NE(run(series(10, 5) + series(4, 0), std::nullopt).cls, "nan_loss");        // a new run, finite
+  EXPECT_NE(run("loss 0.5\nloss 0.4\nloss 0.3\n" + series(10, 5), 0).cls, "nan_loss");  // a named loss leads
+  EXPECT_NE(run("1 2\n2 nan\n3 nan\n4 nan\n", std::nullopt).cls, "nan_loss");        // no measured values first
+}
+
 TEST(NanLoss, ANonFiniteEvaluationLossIsNanLoss) {
   std::string log;
   for (int i = 1; i <= 6; ++i) log += "{'loss': " + std::to_string(2.0 / i) + ", 'epoch': " + std::to_string(i) + "}\n";

@@ -97,6 +97,16 @@ void collect_rule_evidence(Decision& d) {
                         "shows steps whose loss was NaN or inf",
                     "loss", {}, z->count, 1});
   }
+  // No named loss at all, but a counter-and-number series (print(epoch, loss)) whose
+  // values turned non-finite for good after finite ones.
+  const BareSeries& B = d.scan.bare;
+  if (!L.count() && B.streak() >= 3 && B.finite() >= 3) {
+    d.add_cand(Cand{"nan_loss", nan_prio, B.streak_start(), nullptr,
+                    "the unnamed value printed after each counter (a loop's print(epoch, loss)) became non-finite at "
+                    "line " + std::to_string(B.streak_start()) + " and stayed so to the last of them (" +
+                        std::to_string(B.streak()) + " in a row, after " + std::to_string(B.finite()) + " finite values)",
+                    "loss", {}, B.streak(), 1});
+  }
   if (!L.nonfinite() && L.eval_nonfinite()) {
     d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,
                     "the " + L.eval_key() + " was non-finite in " + std::to_string(L.eval_nonfinite()) +
