@@ -114,6 +114,14 @@ bool digits(std::string_view s, std::size_t at, std::size_t n) {
 }
 int to_i(std::string_view s, std::size_t at, std::size_t n) { return std::atoi(std::string(s.substr(at, n)).c_str()); }
 
+// "Nov" -> 10 (January is 0); -1 for anything else.
+int month_index(std::string_view abbr) {
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int m = 0; m < 12; ++m)
+    if (abbr == kMonths[m]) return m;
+  return -1;
+}
+
 // Strips a leading time stamp; returns the time (if any) and the rest of the line.
 // BOOT caches the boot time across lines: it is read from /proc/stat once, on the first
 // "[seconds since boot]" stamp.
@@ -154,10 +162,7 @@ std::pair<std::optional<Clock::time_point>, std::string_view> split_stamp(std::s
   } else if (line.size() > 16 && std::isupper(static_cast<unsigned char>(line[0])) && line[3] == ' ' && line[6] == ' ' &&
              line[9] == ':' && line[12] == ':') {
     // syslog "Nov 22 05:00:00 host ...": the year is not printed (assume this year, UTC).
-    static const char* const kMon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    int mon = -1;
-    for (int m = 0; m < 12; ++m)
-      if (line.substr(0, 3) == kMon[m]) mon = m + 1;
+    const int mon = month_index(line.substr(0, 3)) + 1;
     if (mon > 0) {
       const std::time_t now = std::time(nullptr);
       std::tm tmv{};
@@ -174,6 +179,27 @@ std::pair<std::optional<Clock::time_point>, std::string_view> split_stamp(std::s
     if (k != std::string_view::npos && k < 80) rest = rest.substr(k + 8);
   }
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  // dmesg -T "[Sun Nov 29 04:53:03 2026] " (ctime's fixed width, the day space-padded):
+  // the node's local time, as dmesg printed it.
+  if (!t && rest.size() > 26 && rest[0] == '[' && rest[4] == ' ' && rest[8] == ' ' && rest[11] == ' ' &&
+      digits(rest, 12, 2) && rest[14] == ':' && digits(rest, 15, 2) && rest[17] == ':' && digits(rest, 18, 2) &&
+      rest[20] == ' ' && digits(rest, 21, 4) && rest[25] == ']' && (digits(rest, 9, 2) || (rest[9] == ' ' && digits(rest, 10, 1)))) {
+    const int mon = month_index(rest.substr(5, 3));
+    if (mon >= 0) {
+      std::tm tmv{};
+      tmv.tm_year = to_i(rest, 21, 4) - 1900;
+      tmv.tm_mon = mon;
+      tmv.tm_mday = rest[9] == ' ' ? to_i(rest, 10, 1) : to_i(rest, 9, 2);
+      tmv.tm_hour = to_i(rest, 12, 2);
+      tmv.tm_min = to_i(rest, 15, 2);
+      tmv.tm_sec = to_i(rest, 18, 2);
+      tmv.tm_isdst = -1;  // whatever the zone's rule was on that day
+      const std::time_t when = std::mktime(&tmv);
+      if (when != static_cast<std::time_t>(-1)) t = Clock::from_time_t(when);
+      rest = rest.substr(26);
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    }
+  }
   // dmesg "[  269.516977] " (seconds since boot).
   if (!rest.empty() && rest.front() == '[') {
     const auto close = rest.find(']');

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <filesystem>
+#include <cstdlib>
 #include <ctime>
 #include <unistd.h>
 #include <gtest/gtest.h>
@@ -287,6 +288,29 @@ TEST(Events, KernelLogTextParsing) {
   EXPECT_EQ(ev::xid_info(13).blame, ev::XidBlame::application);
   EXPECT_EQ(ev::xid_info(31).blame, ev::XidBlame::application);
   EXPECT_EQ(ev::xid_info(99999).blame, ev::XidBlame::unknown);
+}
+
+// dmesg -T prints the node's local time in ctime's fixed width; a single-digit day is
+// space-padded.
+TEST(Events, DmesgHumanTimeStampsAreRead) {
+  namespace ev = gpualert::events;
+  const char* old_tz = std::getenv("TZ");
+  const std::string saved = old_tz ? old_tz : "";
+  ::setenv("TZ", "CET-1", 1);  // one hour east of UTC, no summer time
+  ::tzset();
+  const auto evs = ev::parse_kernel_log(
+      "[Sun Nov 29 04:53:03 2026] NVRM: Xid (PCI:0000:87:00): 79, pid=9912, GPU has fallen off the bus.\n"
+      "[Thu Nov  5 10:00:00 2026] Memory cgroup out of memory: Killed process 4242 (python) total-vm:1kB\n",
+      "file:test", std::nullopt);
+  if (old_tz) ::setenv("TZ", saved.c_str(), 1);
+  else ::unsetenv("TZ");
+  ::tzset();
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].xid.value_or(-1), 79);
+  EXPECT_EQ(ev::Clock::to_time_t(evs[0].time), 1795924383);  // 2026-11-29T03:53:03Z
+  EXPECT_EQ(evs[1].kind, ev::Kind::oom_kill);
+  EXPECT_EQ(ev::Clock::to_time_t(evs[1].time), 1793869200);  // 2026-11-05T09:00:00Z
+  EXPECT_EQ(evs[1].pid.value_or(-1), 4242);
 }
 
 TEST(Events, FileSourceHonoursTheWindow) {

@@ -74,7 +74,7 @@ std::optional<std::string> normalize_bus_id(std::string_view s, bool find = fals
 // Text-level helpers (also used by the classifier on lines merged into a job log).
 // Classifies one kernel-log message; nullopt when it is not a relevant event.
 std::optional<Event> parse_event_text(std::string_view message);
-// Parses a kernel-log text (one record per line: "[12345.678] msg", ISO / syslog
+// Parses a kernel-log text (one record per line: "[12345.678] msg", dmesg -T, ISO / syslog
 // prefixes, journalctl -o short-iso) into relevant events. BOOT is the boot time used
 // for "[seconds since boot]" stamps (nullopt: read /proc/stat btime).
 std::vector<Event> parse_kernel_log(std::string_view text, std::string_view source,
