@@ -16,22 +16,16 @@
 #include <functional>
 #include <string>
 
+#include "gpualert/common/fnv1a.hpp"
+
 namespace gpualert::classify::detail {
 namespace {
 
 constexpr std::size_t kMaxCacheFile = 64u << 20;
 constexpr char kMagic[] = "gpualert-hsdb 1\n";
 
-std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 std::string cache_key(const std::vector<PatternSpec>& patterns, const std::string& salt) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::uint64_t h = kFnv1aBasis;
   h = fnv1a(h, hs_version());
   h = fnv1a(h, salt);
   for (const auto& p : patterns) {

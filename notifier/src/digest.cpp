@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include "gpualert/common/fnv1a.hpp"
 #include "gpualert/common/text.hpp"
 #include "gpualert/common/unique_fd.hpp"
 #include "record_table.hpp"
@@ -58,10 +58,8 @@ const StoredMessage& worst(const std::vector<StoredMessage>& ms, const std::map<
 // (a reused array id). nullopt when no claim can be made here (unwritable outbox).
 std::optional<bool> claim_first(const Outbox& box, const std::string& key, const std::string& id,
                                 std::chrono::seconds ttl) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: a file name from any recipient
-  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(h));
+  char name[32];  // a file name from any recipient
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(kFnv1aBasis, key)));
   const std::filesystem::path dir = box.dir() / "firsts", path = dir / name;
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
   for (int attempt = 0; attempt < 2; ++attempt) {

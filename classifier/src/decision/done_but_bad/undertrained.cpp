@@ -77,13 +77,19 @@ bool far_short_of_plan(FinishedRun& r) {
                   "data set far smaller than expected).");
 }
 
+}  // namespace
+
+bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r); }
+
 // A few hundred steps: long enough that a learning model's loss falls clearly (a tenth or
 // more, even a fine-tune's), short enough that a flat loss means it stopped too soon; a long
 // flat run is the plateau check's (divergence).
+namespace {
 constexpr std::uint64_t kShortRunSteps = 300;
 constexpr double kClearDrop = 0.10;
+}  // namespace
 
-bool short_and_unmoved(FinishedRun& r) {
+bool check_undertrained_unmoved(FinishedRun& r) {
   const ProgressTracker& P = r.progress;
   const auto& tr = r.trend;
   if (!P.have_step || P.max_step > kShortRunSteps || P.max_epoch >= 2 || !r.has_trend) return false;
@@ -108,10 +114,5 @@ bool short_and_unmoved(FinishedRun& r) {
                       "setting, or a data set, far smaller than intended).");
 }
 
-}  // namespace
-
-bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r); }
-
-bool check_undertrained_unmoved(FinishedRun& r) { return short_and_unmoved(r); }
 
 }  // namespace gpualert::classify::detail
