@@ -60,7 +60,14 @@ constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 constexpr const char* kBarClock = R"((\d{1,9})/(\d{1,9})\s*\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})\s*[<,\]])";
 // What a bar that is not the training's own says before its count (loading, evaluation, data preparation).
 constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|eval|valid|test|filter|process|extract|infer|predict|sampl|shard|convert|prepar|build|index|writ|sav|upload|encod|decod|warm|resolv|comput|search|scan|calibrat)";
-constexpr const char* kEpoch = R"((?i)(?:^|[^\w])epoch\s*[:=]?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
+// Also mmcv's "Epoch [12][50/500]" and mmengine's "Epoch(train) [12][50/500]": the bracketed first
+// number is the epoch.
+constexpr const char* kEpoch =
+    R"((?i)(?:^|[^\w])epoch(?:\((?:train|val|test)\))?\s*[:=]?\s*\[?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
+// The plan in words: mmcv's runner says "workflow: [('train', 1)], max: 12 epochs"; scripts
+// say "Training for 30 epochs".
+constexpr const char* kEpochsSentence =
+    R"((?i)\bmax:\s*(\d{1,5})\s*epochs\b|\b(?:train(?:ing)?|run(?:ning)?)\s+for\s+(\d{1,5})\s+epochs\b)";
 // A setting that announces the number of epochs ("epochs=5", "--num_epochs 5", "'epochs': 5",
 // "max_epochs: 5", "Num Epochs = 3"): the name must stand alone ("warmup_epochs" is not it).
 constexpr const char* kEpochsSetting =
@@ -108,6 +115,7 @@ struct Patterns {
   RE2 side_bar{kSideBar, opt()};
   RE2 epoch{kEpoch, opt()};
   RE2 epochs_setting{kEpochsSetting, opt()};
+  RE2 epochs_sentence{kEpochsSentence, opt()};
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
   RE2 step_setting{kStepSetting, opt()};
   RE2 total{kTotal, opt()};
@@ -279,6 +287,10 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     if (RE2::PartialMatch(sp, p.epochs_setting, &a) && num(a) >= 1) {
       announced_epochs = static_cast<std::uint64_t>(num(a));
       return;  // a setting, not an epoch
+    }
+    if (RE2::PartialMatch(sp, p.epochs_sentence, &a, &b) && num(a.empty() ? b : a) >= 1) {
+      announced_epochs = static_cast<std::uint64_t>(num(a.empty() ? b : a));
+      return;
     }
     if (RE2::PartialMatch(sp, p.epoch, &a, &b))
       is_progress = note_epoch(static_cast<std::int64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)),
