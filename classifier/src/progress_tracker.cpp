@@ -52,9 +52,9 @@ void mark(Marker& m, std::uint64_t line, std::string_view text) {
 
 // The patterns, named so that the fast matcher can select the lines they may match.
 // "step 5/10", "step 5 of 10", mmengine's "Iter(train) [50/40000]" (not its "Iter(val)", whose
-// count is the evaluation's), and in JSON records "\"step\": 5, \"of\": 10" or
+// count is the evaluation's; nor a bar's "Steps:  10%", a percentage), and in JSON records "\"step\": 5, \"of\": 10" or
 // "\"current_steps\": 5, \"total_steps\": 10" (LLaMA-Factory's trainer_log.jsonl).
-constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|current[_ ]steps?|steps?|iteration|iter)(?:\(train\))?['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?)";
+constexpr const char* kStep = R"((?i)(?:^|[^\w])(?:global[_ ]step|current[_ ]steps?|steps?|iteration|iter)(?:\(train\))?['"]?\s*[:=]?\s*\[?\s*(\d{1,9})(?:\s*(?:/|of)\s*(\d{1,9})|['"]?\s*,\s*['"](?:of|total|total_steps|max_steps)['"]\s*:\s*(\d{1,9}))?(?:[^\d%]|$))";
 constexpr const char* kBracketStep = R"(^\s*\[\s*(\d{1,9})\s*\])";
 constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 // A bar's elapsed clock after its count: "12/28 [02:08<01:30", "100/100 [1:16:07<00:00".
