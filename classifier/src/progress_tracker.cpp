@@ -61,10 +61,10 @@ constexpr const char* kFracBar = R"((?:^|[\s|\[:])(\d{1,9})/(\d{1,9})\s*[\[(])";
 constexpr const char* kBarClock = R"((\d{1,9})/(\d{1,9})\s*\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})\s*[<,\]])";
 // What a bar that is not the training's own says before its count (loading, evaluation, data preparation).
 constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|eval|valid|test|filter|process|extract|infer|predict|sampl|shard|convert|prepar|build|index|writ|sav|upload|encod|decod|warm|resolv|comput|search|scan|calibrat)";
-// Also mmcv's "Epoch [12][50/500]" and mmengine's "Epoch(train) [12][50/500]": the bracketed first
-// number is the epoch.
+// Also mmcv's "Epoch [12][50/500]" and mmengine's "Epoch(train) [12][50/500]" (the bracketed first
+// number is the epoch), and Python 2's printed tuple "('Epoch ', 3, ' Loss: ', 0.5)".
 constexpr const char* kEpoch =
-    R"((?i)(?:^|[^\w])epoch(?:\((?:train|val|test)\))?\s*[:=]?\s*\[?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
+    R"((?i)(?:^|[^\w])epoch(?:\((?:train|val|test)\))?\s*[:=]?\s*(?:['"]\s*,\s*)?\[?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
 // The plan in words: mmcv's runner says "workflow: [('train', 1)], max: 12 epochs"; scripts
 // say "Training for 30 epochs".
 constexpr const char* kEpochsSentence =
