@@ -247,6 +247,7 @@ bool ProgressTracker::note_epoch(std::int64_t e, std::uint64_t total, bool has_t
     // a new run (another model, a second stage) starts here.
     restarted_at = line;
     max_epoch = total_epochs = 0;
+    counted_epoch_low = -1;
     last_epoch = Marker{};
     epoch_high_ = e;
   }
@@ -260,6 +261,9 @@ bool ProgressTracker::note_epoch(std::int64_t e, std::uint64_t total, bool has_t
     }
   }
   // "Epoch 3/10", "Epoch: 145 / 150": how far the announced plan got.
+  if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
+      (counted_epoch_low < 0 || e < counted_epoch_low))
+    counted_epoch_low = e;
   if (total > 0 && e >= 0 && static_cast<std::uint64_t>(e) <= total &&
       (static_cast<std::uint64_t>(e) > max_epoch || !last_epoch)) {
     max_epoch = static_cast<std::uint64_t>(e);

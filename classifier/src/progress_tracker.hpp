@@ -93,6 +93,12 @@ class ProgressTracker {
   std::uint64_t max_step = 0, first_step = 0, total_steps = 0;
   std::uint64_t max_epoch = 0, total_epochs = 0;  // from "Epoch N/M" counters only
   Marker last_epoch;                               // the line with the highest such epoch
+  std::int64_t counted_epoch_low = -1;             // the lowest such epoch: 1 means counted from 1
+  // The announced epochs all done by "Epoch N/M" counters: "Epoch 3/3", or "Epoch 2/3" when the
+  // count may start at 0 (it was not seen to start at 1).
+  bool counted_epochs_done() const {
+    return total_epochs >= 2 && last_epoch && max_epoch + (counted_epoch_low == 1 ? 0 : 1) >= total_epochs;
+  }
   Marker last_counted_step;                        // the line of the highest "step N/M"
   // The steps were computed from Hugging Face's closing metrics (train_runtime x
   // train_steps_per_second), not printed: their line does not show the number.

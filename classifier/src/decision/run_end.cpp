@@ -71,11 +71,11 @@ const Marker* announced_end_reached(const Decision& d) {
   const ProgressTracker& P = d.scan.progress;
   const std::uint64_t done = P.steps_taken();
   if (P.total_steps && P.last_counted_step && done >= P.total_steps) return &P.last_counted_step;
-  if (P.total_epochs >= 2 && P.last_epoch && P.max_epoch + 1 >= P.total_epochs) return &P.last_epoch;
+  if (P.counted_epochs_done()) return &P.last_epoch;
   if (!P.total_epochs && P.bare_epochs_done()) return &P.bare_epoch_last;
   // The training's own progress bar at its full count, unless a counter says more was planned.
   const bool more_planned = (P.total_steps && done < P.total_steps) ||
-                            (P.total_epochs && P.max_epoch + 1 < P.total_epochs) ||
+                            (P.total_epochs >= 2 && !P.counted_epochs_done()) ||
                             (!P.total_epochs && P.bare_epoch_last && P.announced_epochs && !P.bare_epochs_done());
   if (P.bar_end_full && !more_planned) return &P.bar_end;
   return nullptr;
