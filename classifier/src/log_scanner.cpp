@@ -403,6 +403,7 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
     res_.lines = lineno;
     if (!blank(text)) res_.last_nonempty_line = lineno;
     res_.bare.feed(text, lineno);
+    res_.records.feed(text, lineno, opt_.reference || (cue_bits & kCueNonfinite));
     last[nlast % last.size()] = {pos, text.size()};
     ++nlast;
 

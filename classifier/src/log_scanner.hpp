@@ -15,6 +15,7 @@
 #include "launcher_summary.hpp"
 #include "fast_matcher.hpp"
 #include "bare_series.hpp"
+#include "metric_records.hpp"
 #include "loss_tracker.hpp"
 #include "progress_thinner.hpp"
 #include "table_reader.hpp"
@@ -52,6 +53,7 @@ struct ScanResult {
   std::vector<RuleHits> hits;  // indexed like RuleSet::rules
   LossTracker loss;
   BareSeries bare;  // counter-and-number lines that name no metric
+  MetricRecords records;  // lines of three or more named values
   ProgressTracker progress;
   LauncherSummary launcher;
   std::uint64_t lines = 0;

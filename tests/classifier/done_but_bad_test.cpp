@@ -123,6 +123,28 @@ TEST(NanLoss, AnUnnamedPerEpochValueThatTurnsNonFiniteIsNanLoss) {
   EXPECT_NE(run("1 2\n2 nan\n3 nan\n4 nan\n", std::nullopt).cls, "nan_loss");        // no measured values first
 }
 
+// Records of several named metrics, none called loss ("avg_rd", "cur_mse", "bpp"): most of
+// them turning non-finite to the last record is nan_loss; one non-finite metric among many,
+// a single such record, or a run that recovers is not.
+TEST(NanLoss, RecordsWhoseMetricsMostlyTurnNonFiniteAreNanLoss) {
+  auto record = [](int step, bool nan, bool one_nan = false) {
+    auto v = [&](double x) { return nan ? std::string("nan") : std::to_string(x); };
+    return "Epoch [0/200], Step [" + std::to_string(step) + "/4039]: [ avg_rd: " + v(14.4) + " | cur_rd: " + v(3.02) +
+           " | avg_mse: " + v(0.01) + " | avg_bpp: " + (one_nan ? std::string("nan") : v(0.38)) +
+           " | avg_psnr: " + v(21.6) + " | iter_time: 1.19 s/it\n";
+  };
+  std::string ok;
+  for (int s = 10; s <= 100; s += 10) ok += record(s, false);
+  const Verdict v = run(ok + record(110, true) + record(120, true), std::nullopt);
+  EXPECT_EQ(v.cls, "nan_loss");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(),
+                          [](const std::string& s) { return s.find("5 of the 6 metrics") != std::string::npos; }));
+  EXPECT_NE(run(ok + record(110, true), std::nullopt).cls, "nan_loss");                      // one record
+  EXPECT_NE(run(ok + record(110, true) + record(120, true) + record(130, false), std::nullopt).cls, "nan_loss");
+  EXPECT_NE(run(ok + record(110, false, true) + record(120, false, true), std::nullopt).cls, "nan_loss");
+  EXPECT_NE(run(record(110, true) + record(120, true), std::nullopt).cls, "nan_loss");       // nothing finite first
+}
+
 TEST(NanLoss, ANonFiniteEvaluationLossIsNanLoss) {
   std::string log;
   for (int i = 1; i <= 6; ++i) log += "{'loss': " + std::to_string(2.0 / i) + ", 'epoch': " + std::to_string(i) + "}\n";

@@ -107,6 +107,17 @@ void collect_rule_evidence(Decision& d) {
                         std::to_string(B.streak()) + " in a row, after " + std::to_string(B.finite()) + " finite values)",
                     "loss", {}, B.streak(), 1});
   }
+  // No named loss, but records of several named metrics (a rate-distortion "rd", an
+  // "elbo") most of which turned non-finite and stayed so.
+  const MetricRecords& M = d.scan.records;
+  if (!L.count() && M.streak() >= 2 && M.any_finite()) {
+    d.add_cand(Cand{"nan_loss", nan_prio, M.streak_start(), nullptr,
+                    std::to_string(M.streak_nonfinite()) + " of the " + std::to_string(M.streak_metrics()) +
+                        " metrics printed at line " + std::to_string(M.streak_start()) +
+                        " are non-finite, and most of every record's metrics stay so to the last of them (" +
+                        std::to_string(M.streak()) + " records in a row, after records with every metric finite)",
+                    "loss", {}, M.streak(), 1});
+  }
   if (!L.nonfinite() && L.eval_nonfinite()) {
     d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,
                     "the " + L.eval_key() + " was non-finite in " + std::to_string(L.eval_nonfinite()) +
