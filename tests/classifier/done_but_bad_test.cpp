@@ -566,6 +566,9 @@ TEST(Undertrained, AShortRunWhoseLossBarelyMovedIsUndertrained) {
   EXPECT_NE(run(steps(22.8, -0.1, 12, 1000), 0).cls, "undertrained");   // 12000 steps: a plateau, not a short run
   EXPECT_NE(run(steps(1.40, -0.001, 12, 10), 0).cls, "undertrained");   // at ln 4: a model that cannot learn
   EXPECT_NE(run("max_steps=120\n" + steps(22.8, -0.1, 12, 10), 0).cls, "undertrained");  // its plan, done
+  // Within fifty steps a loss up by less than a tenth is a run too short to judge.
+  EXPECT_EQ(run(steps(22.8, 0.1, 12, 4), 0).cls, "undertrained");        // 48 steps, up about 5 %
+  EXPECT_NE(run(steps(22.8, 0.5, 12, 4), 0).cls, "undertrained");        // up by a quarter: not noise
 }
 
 }  // namespace

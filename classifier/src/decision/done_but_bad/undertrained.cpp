@@ -93,14 +93,18 @@ bool check_undertrained_unmoved(FinishedRun& r) {
   const ProgressTracker& P = r.progress;
   const auto& tr = r.trend;
   if (!P.have_step || P.max_step > kShortRunSteps || P.max_epoch >= 2 || !r.has_trend) return false;
-  if (r.loss.finite_count() < 5 || tr.trend == LossTracker::Trend::up || stopped_early_on_purpose(r.d)) return false;
+  // Within fifty steps a loss that rose a little is noise of a run too short to judge, not
+  // a divergence.
+  const bool very_short = P.max_step <= kFewSteps;
+  if (r.loss.finite_count() < 5 || (tr.trend == LossTracker::Trend::up && !very_short) || stopped_early_on_purpose(r.d))
+    return false;
   // A run that did the length it announced had its chance: a flat loss there is a model
   // that did not learn (the plateau check), not a run cut short.
   if (r.done_fraction >= 0.9 || announced_end_reached(r.d)) return false;
   // It fell, but by less than a tenth: a loss that rose, however little, is the divergence
-  // checks' to judge.
+  // checks' to judge (a very short run's, by less than a tenth, is not).
   const double rel = (tr.end - tr.start) / std::max(std::fabs(tr.start), 1e-9);
-  if (rel <= -kClearDrop || rel > 0) return false;
+  if (rel <= -kClearDrop || rel > (very_short ? kClearDrop : 0)) return false;
   // Flat at the loss of a uniform guess over a few classes (ln 2 .. ln 10, far enough
   // apart to tell): a model that cannot learn (shuffled labels, a dead output), which
   // more steps would not fix.
