@@ -205,6 +205,14 @@ std::vector<double> Series::values() const {
   return v;
 }
 
+bool ProgressTracker::lr_schedule_ended() const {
+  if (lr.count() < 4 || !last_lr) return false;
+  const auto v = lr.values();
+  const std::size_t n = v.size();
+  const double last = v[n - 1], prev = v[n - 2];
+  return v[n - 3] > prev && prev > last && last >= 0 && last <= 0.02 * lr.max() && last < prev - last;
+}
+
 bool Series::only_rises() const {
   const auto v = values();
   for (std::size_t i = 1; i < v.size(); ++i)
@@ -503,7 +511,10 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   const re2::StringPiece sp(body.data(), body.size());
   if ((has(body, "norm") || has(body, "Norm") || has(body, "NORM")) && RE2::PartialMatch(sp, p.grad, &v))
     grad_norm.add(line, num(v));
-  if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) lr.add(line, num(v));
+  if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) {
+    lr.add(line, num(v));
+    last_lr = Marker{line, cut(body)};
+  }
   if (has(body, "acc") || has(body, "Acc") || has(body, "ACC")) accuracy.feed(body, line);
 }
 

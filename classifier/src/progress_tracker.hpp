@@ -125,6 +125,11 @@ class ProgressTracker {
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
   Series step_time, data_time, grad_norm, lr;
+  Marker last_lr;  // the line of the newest learning rate
+  // The learning rate decayed to its schedule's end: falling over its last three values
+  // to under 2% of its highest, and less than one more of its last decrements above zero
+  // (a linear, cosine or polynomial decay to zero, not a step or exponential decay).
+  bool lr_schedule_ended() const;
   AccuracyTracker accuracy;
   std::map<std::string, RankTiming> ranks;  // bounded to kMaxRanks
 

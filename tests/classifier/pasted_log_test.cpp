@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -329,6 +330,24 @@ TEST(PastedLog, ABracketedLossAndAFitWhoseInputRanOut) {
                         "batches.\nEpoch 00001: saving model to ./snapshots/model_01.h5\n",
                         std::nullopt);
   EXPECT_EQ(v.cls, "undertrained");
+}
+
+// A learning rate decayed to its schedule's end (linear or cosine to zero) is the run's
+// planned end; a step or exponential decay never reaches it, nor does a decay cut midway.
+TEST(PastedLog, ALearningRateDecayedToItsScheduleEndEndsTheRun) {
+  auto hf = [](const std::vector<double>& lrs) {
+    std::string s;
+    for (std::size_t i = 0; i < lrs.size(); ++i)
+      s += "{'loss': " + std::to_string(1.2 / static_cast<double>(i + 1)) + ", 'learning_rate': " + std::to_string(lrs[i]) +
+           ", 'epoch': " + std::to_string(50 * (i + 1)) + ".0}\n";
+    return s;
+  };
+  const Verdict v = run(hf({8.4e-5, 6.7e-5, 5.0e-5, 3.4e-5, 1.7e-5, 3.3e-7}), std::nullopt);
+  EXPECT_EQ(v.cls, "healthy");
+  EXPECT_TRUE(std::any_of(v.shows.begin(), v.shows.end(), [](const std::string& s) { return s.find("schedule's end") != std::string::npos; }));
+  EXPECT_NE(run(hf({8.4e-5, 6.7e-5, 5.0e-5, 3.4e-5, 1.7e-5}), std::nullopt).cls, "healthy");          // midway
+  EXPECT_NE(run(hf({1e-3, 1e-3, 1e-4, 1e-4, 1e-5, 1e-5}), std::nullopt).cls, "healthy");              // step decay
+  EXPECT_NE(run(hf({1e-3, 9.5e-4, 9.0e-4, 2.0e-5, 1.9e-5, 1.8e-5}), std::nullopt).cls, "healthy");   // exponential
 }
 
 }  // namespace

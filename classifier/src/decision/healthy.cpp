@@ -29,6 +29,9 @@ std::string announced_end_claim(const ProgressTracker& P, const Marker* end) {
     return "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced" +
            (P.steps_taken() > P.max_step ? " (counted from 0)" : "");
   if (end == &P.bar_end) return "the training's progress bar reached its full count";
+  if (end == &P.last_lr)
+    return "the learning rate decayed to " + fmt(P.lr.values().back()) + ", under 2% of its highest (" + fmt(P.lr.max()) +
+           ") and less than one more decrement above zero: its schedule's end";
   if (end == &P.bare_epoch_last)
     return "epoch " + std::to_string(P.bare_epoch_high) + ", the last of the " + std::to_string(P.announced_epochs) +
            " epochs its settings announced" + (P.bare_epoch_first == 0 ? " (counted from 0)" : "");

@@ -78,6 +78,7 @@ const Marker* announced_end_reached(const Decision& d) {
                             (P.total_epochs >= 2 && !P.counted_epochs_done()) ||
                             (!P.total_epochs && P.bare_epoch_last && P.announced_epochs && !P.bare_epochs_done());
   if (P.bar_end_full && !more_planned) return &P.bar_end;
+  if (P.lr_schedule_ended() && !more_planned) return &P.last_lr;
   return nullptr;
 }
 
