@@ -255,9 +255,16 @@ std::optional<int> at_ln_k(const std::vector<LossPoint>& pts, std::size_t n, dou
     hi = std::max(hi, pts[i].value);
   }
   const double v = pts.back().value;
-  const double k = std::round(std::exp(v));
-  if (v > 0.5 && v < 12 && hi - lo <= spread * v && std::fabs(v - std::log(k)) <= near) return static_cast<int>(k);
-  return std::nullopt;
+  double k = std::round(std::exp(v));
+  if (!(v > 0.5 && v < 12 && hi - lo <= spread * v && std::fabs(v - std::log(k)) <= near)) return std::nullopt;
+  // Past twenty classes the ln K are too close to tell K apart: name the round count
+  // (1000, not 997) when the value is as near its ln as the scatter of a pinned loss.
+  if (k > 20) {
+    const double scale = std::pow(10.0, std::floor(std::log10(k)) - 1);
+    const double round_k = std::round(k / scale) * scale;
+    if (std::fabs(v - std::log(round_k)) <= 5e-3) k = round_k;
+  }
+  return static_cast<int>(k);
 }
 
 }  // namespace
@@ -275,6 +282,18 @@ std::optional<int> LossTracker::pinned_at_chance() const {
   const double away = std::fabs(before.back().value - std::log(*k));
   if (away <= 1e-2 * std::log(*k)) return std::nullopt;
   return k;
+}
+
+std::pair<double, double> LossTracker::recent_range(std::size_t n) const {
+  std::vector<LossPoint> recent = head_;
+  recent.insert(recent.end(), tail_.begin(), tail_.end());
+  if (recent.empty()) return {0, 0};
+  double lo = recent.back().value, hi = lo;
+  for (std::size_t i = recent.size() - std::min(n, recent.size()); i < recent.size(); ++i) {
+    lo = std::min(lo, recent[i].value);
+    hi = std::max(hi, recent[i].value);
+  }
+  return {lo, hi};
 }
 
 std::size_t LossTracker::chance_run() const {

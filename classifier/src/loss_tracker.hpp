@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpualert/classifier/verdict.hpp"
@@ -84,6 +85,8 @@ class LossTracker {
   // not there (the model moved, then collapsed to chance: per-epoch prints are few).
   std::optional<int> pinned_at_chance() const;
   std::size_t chance_run() const;  // how many of the last values pinned_at_chance() used
+  // The lowest and highest of the last N values.
+  std::pair<double, double> recent_range(std::size_t n) const;
   // The loss fell to a low and then rose, steadily, to clearly above it by the end: the
   // medians of 5 values at the low and at the end, where, and how many values rose.
   struct LateRise {

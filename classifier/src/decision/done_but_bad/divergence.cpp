@@ -81,9 +81,12 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     why = "The run completed, but the learning rate was 0: the weights never changed.";
   }
   if (s.chance_k) {
-    d.v.shows.push_back("the last " + std::to_string(r.loss.chance_run()) + " loss values are all " + fmt(s.last->value) +
-                        " = ln " + std::to_string(*s.chance_k) +
-                        " (to line " + std::to_string(s.last->line) + "): the loss of a uniform guess over " +
+    const std::size_t n = r.loss.chance_run();
+    const auto [lo, hi] = r.loss.recent_range(n);
+    const std::string values = fmt(lo) == fmt(hi) ? "are all " + fmt(lo) : "lie within " + fmt(lo) + " to " + fmt(hi);
+    d.v.shows.push_back("the last " + std::to_string(n) + " loss values " + values + " (to line " +
+                        std::to_string(s.last->line) + "), at ln " + std::to_string(*s.chance_k) + " = " +
+                        fmt(std::log(*s.chance_k)) + ": the loss of a uniform guess over " +
                         std::to_string(*s.chance_k) + " classes");
     why = "The run completed, but the loss is pinned at chance level (ln " + std::to_string(*s.chance_k) +
           "): the model outputs the same uniform prediction and learns nothing (dead activations, a too-high learning "
