@@ -66,9 +66,9 @@ constexpr const char* kSideBar = R"((?i)load|map|download|generat|token|fetch|ev
 constexpr const char* kEpoch =
     R"((?i)(?:^|[^\w])epoch(?:\((?:train|val|test)\))?\s*[:=]?\s*(?:['"]\s*,\s*)?\[?\s*(\d{1,6})(?:\s*(?:/|of)\s*(\d{1,6}))?)";
 // The plan in words: mmcv's runner says "workflow: [('train', 1)], max: 12 epochs"; scripts
-// say "Training for 30 epochs".
+// say "Training for 30 epochs"; Chainer's examples echo their arguments as "# epoch: 20".
 constexpr const char* kEpochsSentence =
-    R"((?i)\bmax:\s*(\d{1,5})\s*epochs\b|\b(?:train(?:ing)?|run(?:ning)?)\s+for\s+(\d{1,5})\s+epochs\b)";
+    R"((?i)\bmax:\s*(\d{1,5})\s*epochs\b|\b(?:train(?:ing)?|run(?:ning)?)\s+for\s+(\d{1,5})\s+epochs\b|^\s*#\s*epochs?\s*[:=]\s*(\d{1,5})\s*$)";
 // A setting that announces the number of epochs ("epochs=5", "--num_epochs 5", "'epochs': 5",
 // "max_epochs: 5", "Num Epochs = 3"): the name must stand alone ("warmup_epochs" is not it).
 constexpr const char* kEpochsSetting =
@@ -301,9 +301,13 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
       announced_epochs = static_cast<std::uint64_t>(num(a));
       return;  // a setting, not an epoch
     }
-    if (RE2::PartialMatch(sp, p.epochs_sentence, &a, &b) && num(a.empty() ? b : a) >= 1) {
-      announced_epochs = static_cast<std::uint64_t>(num(a.empty() ? b : a));
-      return;
+    std::string c;
+    if (RE2::PartialMatch(sp, p.epochs_sentence, &a, &b, &c)) {
+      const std::string& n = !a.empty() ? a : !b.empty() ? b : c;
+      if (num(n) >= 1) {
+        announced_epochs = static_cast<std::uint64_t>(num(n));
+        return;
+      }
     }
     if (RE2::PartialMatch(sp, p.epoch, &a, &b))
       is_progress = note_epoch(static_cast<std::int64_t>(num(a)), b.empty() ? 0 : static_cast<std::uint64_t>(num(b)),
