@@ -125,10 +125,12 @@ class KernelEvidence(GpualertCase):
         time.sleep(6)  # the Xid stays in the ring buffer: let it leave the window of whatever runs next
 
     def fake_driver_tree(self):
-        """The driver's /proc listing of a two-GPU node (no GPU here): 0000:3b:00 is minor 0, 0000:5e:00 minor 1."""
+        """The driver's /proc listing of a two-GPU node (no GPU here): 0000:a1:00 is minor 0, 0000:a2:00 minor 1.
+        Bus numbers no other test writes kernel records for: a record about a run's own GPU from the
+        last six hours makes its node "already sick", and the Slurm tests fault 0000:3b:00 and 0000:5e:00."""
         root = os.path.join(self.tmp, "nvidia-gpus")
-        for bus, minor, uuid in (("0000:3b:00.0", 0, "GPU-3b3b3b3b-0000-0000-0000-000000000000"),
-                                 ("0000:5e:00.0", 1, "GPU-5e5e5e5e-0000-0000-0000-000000000000")):
+        for bus, minor, uuid in (("0000:a1:00.0", 0, "GPU-a1a1a1a1-0000-0000-0000-000000000000"),
+                                 ("0000:a2:00.0", 1, "GPU-a2a2a2a2-0000-0000-0000-000000000000")):
             os.makedirs(os.path.join(root, bus))
             with open(os.path.join(root, bus, "information"), "w") as f:
                 f.write("Model: \t\t NVIDIA A100-SXM4-40GB\nIRQ:   \t\t 146\nGPU UUID: \t %s\nBus Type: \t PCIe\n"
@@ -136,15 +138,15 @@ class KernelEvidence(GpualertCase):
         return root
 
     def test_5_on_a_shared_node_only_the_faulted_gpus_job_is_blamed(self):
-        # The driver records an Xid 79 on 0000:3b:00 during each run. One run holds the
-        # other GPU (CUDA's number 1), one holds 0000:3b:00 (named by UUID prefix).
+        # The driver records an Xid 79 on 0000:a1:00 during each run. One run holds the
+        # other GPU (CUDA's number 1), one holds 0000:a1:00 (named by UUID prefix).
         # Last, the runs after: one on the faulted GPU, one on the other.
         tree = self.fake_driver_tree()
         script = ("echo 'epoch 1 step 10 loss 2.31'; "
-                  "echo \"NVRM: Xid (PCI:0000:3b:00): 79, pid=$$, name=python, GPU has fallen off the bus.\" > /dev/kmsg; "
+                  "echo \"NVRM: Xid (PCI:0000:a1:00): 79, pid=$$, name=python, GPU has fallen off the bus.\" > /dev/kmsg; "
                   "echo 'RuntimeError: CUDA error: unspecified launch failure' >&2; exit 1")
         verdicts = {}
-        for name, visible in (("neighbour", "1"), ("owner", "GPU-3b3b3b3b")):
+        for name, visible in (("neighbour", "1"), ("owner", "GPU-a1a1a1a1")):
             time.sleep(6)  # the record of the run before must fall outside this run's window
             env = {"GPUALERT_NVIDIA_GPUS_DIR": tree, "CUDA_VISIBLE_DEVICES": visible}
             r = self.gpualert(["--quiet"], ["bash", "-c", script], env=env, run_dir=self.run_dir(name))
@@ -153,11 +155,11 @@ class KernelEvidence(GpualertCase):
         v = verdicts["neighbour"]
         self.assertEqual((v["class"], v["attribution"]), ("cuda_runtime", "job"), json.dumps(v, indent=1))
         side = [f["summary"] for f in v["secondary"] if f["class"] == "gpu_hardware"]
-        self.assertTrue(side and "not this job's" in side[0] and "0000:3b:00" in side[0] and "0000:5e:00" in side[0],
+        self.assertTrue(side and "not this job's" in side[0] and "0000:a1:00" in side[0] and "0000:a2:00" in side[0],
                         json.dumps(v["secondary"], indent=1))
         v = verdicts["owner"]
         self.assertEqual((v["class"], v["attribution"]), ("gpu_hardware", "infra"), json.dumps(v, indent=1))
-        # The next run given 0000:3b:00 (CUDA's number 0 on this one-model node) fails with no
+        # The next run given 0000:a1:00 (CUDA's number 0 on this one-model node) fails with no
         # new record: the GPU's fault from before it started makes the node already sick.
         time.sleep(6)
         quiet = "echo 'epoch 1 step 1 loss 2.30'; echo 'RuntimeError: CUDA error: unspecified launch failure' >&2; exit 1"
@@ -166,7 +168,7 @@ class KernelEvidence(GpualertCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         v = self.verdict(r)
         self.assertEqual((v["class"], v["attribution"]), ("gpu_hardware", "infra"), json.dumps(v, indent=1))
-        self.assertTrue(any("already sick" in s and "0000:3b:00" in s for s in v["shows"]), v["shows"])
+        self.assertTrue(any("already sick" in s and "0000:a1:00" in s for s in v["shows"]), v["shows"])
         # And on the other GPU the same failure stays the job's.
         r = self.gpualert(["--quiet"], ["bash", "-c", quiet],
                           env={"GPUALERT_NVIDIA_GPUS_DIR": tree, "CUDA_VISIBLE_DEVICES": "1"}, run_dir=self.run_dir("other"))
