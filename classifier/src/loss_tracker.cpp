@@ -247,13 +247,20 @@ namespace {
 
 // K when the last N values all lie within SPREAD (relative) of each other and within
 // NEAR of ln K.
-std::optional<int> at_ln_k(const std::vector<LossPoint>& pts, std::size_t n, double spread, double near) {
-  if (pts.size() < n) return std::nullopt;
+// The lowest and highest of the last N points (all of them when fewer).
+std::pair<double, double> range_of_last(const std::vector<LossPoint>& pts, std::size_t n) {
+  if (pts.empty()) return {0, 0};
   double lo = pts.back().value, hi = lo;
-  for (std::size_t i = pts.size() - n; i < pts.size(); ++i) {
+  for (std::size_t i = pts.size() - std::min(n, pts.size()); i < pts.size(); ++i) {
     lo = std::min(lo, pts[i].value);
     hi = std::max(hi, pts[i].value);
   }
+  return {lo, hi};
+}
+
+std::optional<int> at_ln_k(const std::vector<LossPoint>& pts, std::size_t n, double spread, double near) {
+  if (pts.size() < n) return std::nullopt;
+  const auto [lo, hi] = range_of_last(pts, n);
   const double v = pts.back().value;
   double k = std::round(std::exp(v));
   if (!(v > 0.5 && v < 12 && hi - lo <= spread * v && std::fabs(v - std::log(k)) <= near)) return std::nullopt;
@@ -287,13 +294,7 @@ std::optional<int> LossTracker::pinned_at_chance() const {
 std::pair<double, double> LossTracker::recent_range(std::size_t n) const {
   std::vector<LossPoint> recent = head_;
   recent.insert(recent.end(), tail_.begin(), tail_.end());
-  if (recent.empty()) return {0, 0};
-  double lo = recent.back().value, hi = lo;
-  for (std::size_t i = recent.size() - std::min(n, recent.size()); i < recent.size(); ++i) {
-    lo = std::min(lo, recent[i].value);
-    hi = std::max(hi, recent[i].value);
-  }
-  return {lo, hi};
+  return range_of_last(recent, n);
 }
 
 std::size_t LossTracker::chance_run() const {
