@@ -23,7 +23,7 @@ void collect_exit_evidence(Decision& d) {
     d.add_cand(Cand{"segfault", 65, sig_line, sig_hit,
                   sig_src == "log" ? "a process was reported killed by SIGSEGV (line " + std::to_string(sig_line) + ")"
                                    : "the exit status says the process died of SIGSEGV",
-                  sig_src, {}, 1, 1});
+                  sig_src, {}, 1, 1, {}, false});
   } else if (sig == 9 && !oom_seen && !(d.st.events_collected && sig_src == "exit status")) {
     // SIGKILL with no memory record: on a compute node the kernel's or the cgroup's OOM
     // killer sends most of them, so that is the reading, marked as suspected. Only a
@@ -32,7 +32,7 @@ void collect_exit_evidence(Decision& d) {
            (sig_src == "log" ? "a process was reported killed by SIGKILL (line " + std::to_string(sig_line) + ")"
                              : std::string("the exit status says the process died of SIGKILL")) +
                ": suspected OOM kill (no memory record confirms it)",
-           sig_src, {}, 1, 1};
+           sig_src, {}, 1, 1, {}, false};
     c.suspected = true;
     d.add_cand(c);
   } else if (sig) {
@@ -42,7 +42,7 @@ void collect_exit_evidence(Decision& d) {
                   sig_src == "log" ? std::string("a process was reported killed by ") + signame(sig) + " (line " +
                                          std::to_string(sig_line) + ")"
                                    : std::string("the exit status says the process died of ") + signame(sig),
-                  sig_src, {}, 1, 1});
+                  sig_src, {}, 1, 1, {}, false});
   }
   // The wrapper could not exec the command and the log lacks its line: still a startup failure.
   if (d.st.exec_failed && d.causes.empty()) {
@@ -50,7 +50,7 @@ void collect_exit_evidence(Decision& d) {
     d.add_cand(Cand{eacces ? "permission" : "missing_module", 80, 0, nullptr,
                   eacces ? "the command exists but could not be executed (exit 126)"
                          : "the command could not be found (exit 127 / exec failure)",
-                  "exit status", {}, 1, 1});
+                  "exit status", {}, 1, 1, {}, false});
   }
   // The launcher could not start the command: a path the user gave it (output file,
   // working directory) is not theirs to use, or does not exist.
@@ -59,7 +59,7 @@ void collect_exit_evidence(Decision& d) {
     const char* cls = (e == EACCES || e == EPERM || e == EROFS) ? "permission"
                       : (e == ENOENT || e == ENOTDIR)           ? "file_not_found"
                                                                 : nullptr;
-    if (cls) d.add_cand(Cand{cls, 80, 0, nullptr, d.st.launch_failure, "launcher", {}, 1, 1});
+    if (cls) d.add_cand(Cand{cls, 80, 0, nullptr, d.st.launch_failure, "launcher", {}, 1, 1, {}, false});
   }
 }
 

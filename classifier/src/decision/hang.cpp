@@ -47,7 +47,7 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
   if (silent && *silent >= need && (ended || killed || (!primary && !d.exit_status.zero && !quiet_ends_in_finish))) {
     if (primary) ended_by = primary;
     Cand h{"hang", 60, P.last_progress_line, nullptr, how + ": the job stopped making progress long before it was ended",
-           "log", {}, 1, 1};
+           "log", {}, 1, 1, {}, false};
     primary = h;
     disposition_primary = false;
   }

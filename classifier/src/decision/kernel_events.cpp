@@ -80,7 +80,7 @@ void collect_kernel_events(Decision& d) {
         claim = "the kernel log records NVIDIA Xid " + std::to_string(n) + " (" + info.meaning + "; NVIDIA's Xid catalogue: " +
                 ev::to_string(info.blame) + ")";
         if (!hardware) {
-          Cand c{"gpu_hardware", 30, 0, nullptr, claim + " - usually the application's own fault, not the GPU", "kernel log", {}, 1, 1};
+          Cand c{"gpu_hardware", 30, 0, nullptr, claim + " - usually the application's own fault, not the GPU", "kernel log", {}, 1, 1, {}, false};
           c.cites.push_back(event_cite(k, "events.xid_app"));
           if (!d.weak.count("gpu_hardware")) d.weak["gpu_hardware"] = c;
           continue;
@@ -99,7 +99,7 @@ void collect_kernel_events(Decision& d) {
         continue;
       }
       if (!hw) {
-        hw = Cand{"gpu_hardware", 100, 0, nullptr, claim + " during the run", "kernel log", {}, 0, 1};
+        hw = Cand{"gpu_hardware", 100, 0, nullptr, claim + " during the run", "kernel log", {}, 0, 1, {}, false};
       }
       hw->count++;
       if (hw->cites.size() < 3) hw->cites.push_back(event_cite(k, "events.gpu"));
@@ -122,7 +122,7 @@ void collect_kernel_events(Decision& d) {
                          : e->uid    ? "the kernel log records an OOM kill of a process of the job's user (uid " + std::to_string(*e->uid) +
                                         ") during the run, matching the SIGKILL the run reports"
                                      : "the kernel log records an OOM kill on the node during the run, matching the SIGKILL the run reports";
-      if (!oom) oom = Cand{"oom_killer", 80, 0, nullptr, what, "kernel log", {}, 0, 1};
+      if (!oom) oom = Cand{"oom_killer", 80, 0, nullptr, what, "kernel log", {}, 0, 1, {}, false};
       if (rank > oom_rank) {
         oom_rank = rank;
         oom->claim = what;
@@ -145,7 +145,7 @@ void collect_kernel_events(Decision& d) {
     Cand c{"gpu_hardware", 85, 0, nullptr,
            "the node was already sick: " + pre_mine_what + ", before this run started (the GPU was faulty when the "
            "run was given it)",
-           "kernel log", {}, pre_mine.size(), 1};
+           "kernel log", {}, pre_mine.size(), 1, {}, false};
     c.cites = pre_mine;
     d.event_classes.push_back("gpu_hardware");
     d.add_cand(c);
@@ -170,7 +170,7 @@ void collect_kernel_events(Decision& d) {
     Cand c{"gpu_hardware", 100, 0, nullptr,
            "flag this GPU: the kernel log has hardware error records from before the run started (a pre-existing "
            "condition, not the cause of this run's end)",
-           "kernel log", {}, pre.size(), 1};
+           "kernel log", {}, pre.size(), 1, {}, false};
     c.cites = pre;
     d.weak["gpu_hardware"] = c;
   }

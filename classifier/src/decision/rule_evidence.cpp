@@ -37,7 +37,7 @@ void collect_rule_evidence(Decision& d) {
     if (r.role == Role::disposition) {
       for (const Hit* h : hits) {
         if (h->on_warning) continue;
-        Cand c{r.cls, r.priority, h->line, h, d.says(*h), "log", {}, rh.count, 1};
+        Cand c{r.cls, r.priority, h->line, h, d.says(*h), "log", {}, rh.count, 1, {}, false};
         if (!d.disposition || better(c, *d.disposition)) d.disposition = c;
       }
       continue;
@@ -51,7 +51,7 @@ void collect_rule_evidence(Decision& d) {
       else strong.push_back(h);
     }
     auto mk = [&](const std::vector<const Hit*>& v) {
-      Cand c{r.cls, r.priority, v.front()->line, v.front(), d.says(*v.front()), "log", v, rh.count, 1};
+      Cand c{r.cls, r.priority, v.front()->line, v.front(), d.says(*v.front()), "log", v, rh.count, 1, {}, false};
       return c;
     };
     if (!strong.empty()) d.add_cand(mk(strong));
@@ -76,13 +76,13 @@ void collect_rule_evidence(Decision& d) {
            "the " + L.key() + " value became non-finite at line " + std::to_string(L.nonfinite_streak_start()) +
                " and stayed so to the last value printed (" + std::to_string(L.nonfinite()) + " non-finite of " +
                std::to_string(L.count()) + " values)",
-           "loss", {}, L.nonfinite(), 1};
+           "loss", {}, L.nonfinite(), 1, {}, false};
     d.add_cand(c);
   } else if (L.nonfinite() > 0) {
     Cand c{"nan_loss", nan_prio, L.first_nonfinite_line(), nullptr,
            std::to_string(L.nonfinite()) + " non-finite " + L.key() + " value(s) from line " +
                std::to_string(L.first_nonfinite_line()) + ", but later values were finite again",
-           "loss", {}, L.nonfinite(), 1};
+           "loss", {}, L.nonfinite(), 1, {}, false};
     // Without an exit status nothing says the run got past them: repeated non-finite
     // losses are then the best lead (a later finite series may be another run).
     if (!d.exit_status.code && d.slurm.empty() && L.nonfinite() >= 3) d.add_cand(c);
@@ -95,7 +95,7 @@ void collect_rule_evidence(Decision& d) {
                         " values in a row): a logged loss of exactly 0 after a real one is how a training loop that "
                         "drops non-finite losses from its average (Hugging Face Trainer's logging_nan_inf_filter) "
                         "shows steps whose loss was NaN or inf",
-                    "loss", {}, z->count, 1});
+                    "loss", {}, z->count, 1, {}, false});
   }
   // No named loss at all, but a counter-and-number series (print(epoch, loss)) whose
   // values turned non-finite for good after finite ones.
@@ -105,7 +105,7 @@ void collect_rule_evidence(Decision& d) {
                     "the unnamed value printed after each counter (a loop's print(epoch, loss)) became non-finite at "
                     "line " + std::to_string(B.streak_start()) + " and stayed so to the last of them (" +
                         std::to_string(B.streak()) + " in a row, after " + std::to_string(B.finite()) + " finite values)",
-                    "loss", {}, B.streak(), 1});
+                    "loss", {}, B.streak(), 1, {}, false});
   }
   // No named loss, but records of several named metrics (a rate-distortion "rd", an
   // "elbo") most of which turned non-finite and stayed so.
@@ -116,13 +116,13 @@ void collect_rule_evidence(Decision& d) {
                         " metrics printed at line " + std::to_string(M.streak_start()) +
                         " are non-finite, and most of every record's metrics stay so to the last of them (" +
                         std::to_string(M.streak()) + " records in a row, after records with every metric finite)",
-                    "loss", {}, M.streak(), 1});
+                    "loss", {}, M.streak(), 1, {}, false});
   }
   if (!L.nonfinite() && L.eval_nonfinite()) {
     d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,
                     "the " + L.eval_key() + " was non-finite in " + std::to_string(L.eval_nonfinite()) +
                         " evaluation(s), from line " + std::to_string(L.eval_nonfinite_line()),
-                    "loss", {}, L.eval_nonfinite(), 1});
+                    "loss", {}, L.eval_nonfinite(), 1, {}, false});
   }
 }
 
