@@ -3,6 +3,8 @@
 
 #include <re2/re2.h>
 
+#include "gpualert/common/text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -36,12 +38,9 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-std::string cut(std::string_view s) {
-  std::string out(s.substr(0, 240));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = ' ';
-  return out;
-}
+// A cited line: its head, whole UTF-8 characters only (a progress bar is mostly
+// three-byte blocks; a cut inside one would make the verdict's JSON invalid).
+std::string cut(std::string_view s) { return one_line(s, 240); }
 
 void mark(Marker& m, std::uint64_t line, std::string_view text) {
   if (!m) {

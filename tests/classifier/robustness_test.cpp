@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpualert/classifier/verdict_format.hpp"
 #include "test_util.hpp"
 
 namespace gpualert::classify::test {
@@ -214,6 +215,20 @@ TEST(Robustness, ClassifyFdReadsAPipe) {
 
 TEST(Robustness, MissingFileThrowsSystemError) {
   EXPECT_THROW(builtin().classify_file("/nonexistent/gpualert/log", exit_status(1)), std::system_error);
+}
+
+// A progress bar is mostly three-byte block characters: a cited line cut at a byte
+// count must end on a whole character, or the verdict's JSON is invalid UTF-8.
+TEST(Robustness, ACitedProgressBarIsCutOnAWholeCharacter) {
+  std::string bar;
+  for (int i = 0; i < 84; ++i) bar += "\xE2\x96\x88";  // U+2588, 252 bytes
+  std::string log;
+  for (int s = 1; s <= 411; s += 41) log += "{'loss': " + std::to_string(2.0 / s) + ", 'epoch': " + std::to_string(s / 137.0) + "}\n";
+  log += "100%|" + bar + "| 411/411 [13:41<00:00,  1.58s/it]\n";
+  const auto v = builtin().classify_text(log, exit_status(std::nullopt));  // no exit status: the bar is the witness
+  ASSERT_EQ(v.evidence.size(), 1u);
+  EXPECT_EQ(v.evidence[0].line, 12u);
+  EXPECT_NO_THROW((void)to_json(v).dump()) << "strict UTF-8 check of every string in the verdict";
 }
 
 }  // namespace
