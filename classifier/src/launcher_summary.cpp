@@ -1,5 +1,7 @@
 #include "launcher_summary.hpp"
 
+#include "gpualert/common/text.hpp"
+
 namespace gpualert::classify::detail {
 namespace {
 
@@ -16,7 +18,7 @@ bool field(std::string_view line, std::string_view key, std::string& out) {
   std::string_view rest = trim(t.substr(key.size()));
   if (rest.empty() || rest.front() != ':') return false;
   rest = trim(rest.substr(1));
-  out.assign(rest.substr(0, 80));
+  out = one_line(rest, 80);  // whole UTF-8 characters: the field is shown
   return true;
 }
 

@@ -259,7 +259,7 @@ bool LogScanner::section_header(std::string_view text) {
   std::string_view label = text.substr(4, text.size() - 8);
   if (const auto colon = label.find(": "); colon != std::string_view::npos && label.find(", node ") != std::string_view::npos)
     label = label.substr(colon + 2);  // the task, not the spool file name
-  if (res_.sections.size() < ScanResult::kMaxSections) res_.sections.emplace_back(label.substr(0, 160));
+  if (res_.sections.size() < ScanResult::kMaxSections) res_.sections.emplace_back(one_line(label, 160));
   section_ = static_cast<int>(res_.sections.size()) - 1;
   // A task number keys the section like a rank prefix would (srun's task id is the rank).
   const auto task = label.rfind(", task ");

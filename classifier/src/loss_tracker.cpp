@@ -13,8 +13,9 @@ std::string normalise_key(std::string_view k) {
   // HF's summary 'train_loss' (a mean over the whole run) is not a point of it.
   for (std::string_view p : {"train ", "training "})
     if (k.size() > p.size() && k.substr(0, p.size()) == p) k.remove_prefix(p.size());
-  // A loss named by its split alone ("step 100 | train 2.59 | val 2.60") is the same series.
-  if (k == "train" || k == "training" || k == "Train" || k == "Training") return "loss";
+  // A loss named by its split alone ("step 100 | train 2.59 | val 2.60", CatBoost's
+  // "learn: 0.51") is the same series.
+  if (k == "train" || k == "training" || k == "Train" || k == "Training" || k == "learn") return "loss";
   std::string out;
   for (char c : k) {
     const auto u = static_cast<unsigned char>(c);

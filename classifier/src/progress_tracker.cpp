@@ -533,6 +533,7 @@ const std::vector<CuePattern>& progress_cues() {
       // of digits reports every digit as a match end. kBracketStep, kFracBar and kTs,
       // all digits and punctuation, are found by shape_cues() (line_shape.hpp) instead.
       {R"((?i)step|iter|epoch)", CueKind::step},
+      {R"(^\s*E\s+#\s+LOSS )", CueKind::step},  // spaCy's table header names its epoch and step "E" and "#"
       {kTotal, CueKind::marker},
       {kLoad, CueKind::marker},
       {kResumeKv, CueKind::marker},

@@ -95,9 +95,12 @@ bool numeric(std::string_view c) {
   return true;
 }
 
+// spaCy heads its epoch and step columns "E" and "#".
+bool is_epoch_name(const std::string& n) { return n == "epoch" || n == "epochs" || n == "e"; }
+
 bool is_counter_name(const std::string& n) {
-  return n == "epoch" || n == "epochs" || n == "step" || n == "steps" || n == "iter" || n == "iteration" ||
-         n == "iterations" || n == "global step" || n == "global_step";
+  return is_epoch_name(n) || n == "step" || n == "steps" || n == "iter" || n == "iteration" || n == "iterations" ||
+         n == "global step" || n == "global_step" || n == "#";
 }
 
 bool is_training_loss_name(const std::string& n) {
@@ -137,7 +140,7 @@ bool TableReader::looks_like_header(std::string_view line) {
     if (c.empty() || c.size() > 40) return false;
     if (std::isdigit(static_cast<unsigned char>(c.front())) || numeric(c)) return false;
     for (char ch : c)
-      if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string_view("_-() /.").find(ch) == std::string_view::npos)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string_view("_-() /.#").find(ch) == std::string_view::npos)
         return false;
     const std::string n = lower(c);
     loss = loss || is_training_loss_name(n);
@@ -154,9 +157,12 @@ void TableReader::set_header(std::string_view line) {
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const std::string n = lower(cs[i]);
     const int at = static_cast<int>(i);
-    if (loss_col_ < 0 && is_training_loss_name(n)) loss_col_ = at;
-    if (epoch_col_ < 0 && (n == "epoch" || n == "epochs")) epoch_col_ = at;
-    if (step_col_ < 0 && is_counter_name(n) && n.rfind("epoch", 0) != 0) step_col_ = at;
+    // spaCy prints one "LOSS <component>" column per pipe, the shared embedding's
+    // ("LOSS TOK2VEC", often 0 when it is frozen) first: the last one is the task's.
+    if (is_training_loss_name(n) && (loss_col_ < 0 || (n.rfind("loss ", 0) == 0 && columns_[loss_col_].rfind("loss ", 0) == 0)))
+      loss_col_ = at;
+    if (epoch_col_ < 0 && is_epoch_name(n)) epoch_col_ = at;
+    if (step_col_ < 0 && is_counter_name(n) && !is_epoch_name(n)) step_col_ = at;
     columns_.push_back(n);
   }
 }
