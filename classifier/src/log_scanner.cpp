@@ -55,6 +55,14 @@ bool opens_with_eval_split(std::string_view body) {
   return !contains(body, "train") && !contains(body, "Train") && !contains(body, "TRAIN");
 }
 
+// A record whose '|'-parted cells name its split ("Epoch 9 | Validation | Steps: 63 |
+// Loss: 74.2", DeepSpeech; "| valid |"): the loss on it is not the training series'.
+bool eval_split_cell(std::string_view body) {
+  if (body.find('|') == std::string_view::npos) return false;
+  static const RE2 cell(R"(\|\s*(?i:validation|validating|valid|val|eval|evaluation|evaluating|test|testing|dev)\s*\|)");
+  return RE2::PartialMatch(re2::StringPiece(body.data(), body.size()), cell);
+}
+
 // Warnings and INFO narration: by default their matches are not causes.
 bool narrates(std::string_view body) { return looks_like_warning(body) || looks_like_info(body); }
 
@@ -542,7 +550,7 @@ void LogScanner::read_progress(const PendingLine& p) {
         const auto* key = find_fact(h.facts, "key");
         const auto* val = find_fact(h.facts, "value");
         if (!key || !val) continue;
-        const bool eval_line = res_.loss.named_train() && opens_with_eval_split(lv.body);
+        const bool eval_line = (res_.loss.named_train() && opens_with_eval_split(lv.body)) || eval_split_cell(lv.body);
         if (!res_.loss.add(eval_line ? "eval " + *key : *key, *val, p.lineno)) continue;
         res_.last_progress_line = std::max(res_.last_progress_line, p.lineno);
         has_loss = true;

@@ -118,6 +118,24 @@ TEST(PastedLog, AStopMidRunWithOnlyTheDataLoaderWarningIsUnderutilized) {
   EXPECT_EQ(run(bars, std::nullopt).cls, "unknown");
 }
 
+// A paste that stops where the next epoch (or the evaluation between two) should have
+// begun, far short of its plan, is read as a stall, with low confidence; one that stops
+// inside a bar is as likely a snippet, and an exit status settles it either way.
+TEST(PastedLog, AStopAtAnEpochBoundaryFarShortOfThePlanIsASuspectedHang) {
+  const std::string epoch1 = "Epoch 1/40\n1000/1000 [==============================] - 1143s 1s/step - loss: 0.0176\n";
+  const auto at_boundary = run(epoch1, std::nullopt);
+  EXPECT_EQ(at_boundary.cls, "hang");
+  EXPECT_LT(at_boundary.confidence, 0.5);
+  EXPECT_EQ(run(epoch1 + "Epoch 2/40\n", std::nullopt).cls, "hang");
+  EXPECT_NE(run(epoch1 + "Epoch 2/40\n 312/1000 [=====>........................] - ETA: 13:02 - loss: 0.0151\n", std::nullopt).cls,
+            "hang")
+      << "inside a bar";
+  EXPECT_NE(run(epoch1, 0).cls, "hang") << "exit 0: it ended";
+  std::string planned;
+  for (int e = 1; e <= 40; ++e) planned += "Epoch " + std::to_string(e) + "/40\n1000/1000 [====] - 9s - loss: " + std::to_string(1.0 / e) + "\n";
+  EXPECT_EQ(run(planned, std::nullopt).cls, "healthy") << "the plan reached";
+}
+
 TEST(PastedLog, ALossAtItsStartingLevelEarlyInThePlanIsNoDivergence) {
   // ln 2310 = 7.745: a uniform guess over 2310 classes, in the first 3% of epoch 1 of 20.
   std::string early;

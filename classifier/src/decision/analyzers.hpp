@@ -59,6 +59,14 @@ const Citation* finish_marker_near_end(const Decision& d);
 std::optional<Citation> program_end_near_end(const Decision& d);
 // The line that shows the announced length reached ("Epoch 50/50", "step 1000/1000").
 const Marker* announced_end_reached(const Decision& d);
+// A pasted log whose output stops at an epoch boundary (the next epoch's header, or a bar
+// at its full count), far short of the length it announced (under 90 %): the marker, and
+// what it shows with the share of the plan done.
+struct MidPlanStop {
+  const Marker* at = nullptr;
+  std::string claim;
+};
+std::optional<MidPlanStop> stopped_mid_plan(const Decision& d);
 // Healthy by the text alone: FIN the end-of-run line, END the announced length reached.
 void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Facts& facts);
 

@@ -148,6 +148,19 @@ Verdict healthy_or_not(Decision& d) {
     // Still training when the text stops, learning, and no error: the best reading is a
     // healthy run (a log copied or captured before the end), said to be unconfirmed.
     healthy_from_text(d, nullptr, nullptr, facts);
+  } else if (const auto mid = pasted && chatter.empty() ? stopped_mid_plan(d) : std::nullopt) {
+    // No exit status, no error, and the output stops inside training far short of the
+    // length it announced: the picture of a job that stopped progressing (the complaint
+    // such a log is usually pasted with), said to be a guess.
+    d.set_class("hang");
+    d.cite_marker(*mid->at, "progress.stopped_mid_plan", mid->claim);
+    if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few) d.v.shows.push_back(d.loss_summary());
+    d.add_text("hang", facts);
+    d.v.confidence = 0.3;
+    d.v.cannot_decide.insert(d.v.cannot_decide.begin(),
+                            "No exit status or timing was given: that the job stalled here is inferred from where its "
+                            "output stops; a run still going, or a log cut short by whoever copied it, looks the same. "
+                            "The time of the last line against the job's end (or its state) would decide it.");
   } else if (!chatter.empty()) {
     // A pasted log that stops inside NCCL / process-group set-up, with no error after it:
     // the classic picture of ranks waiting for each other forever.

@@ -82,4 +82,34 @@ const Marker* announced_end_reached(const Decision& d) {
   return nullptr;
 }
 
+std::optional<MidPlanStop> stopped_mid_plan(const Decision& d) {
+  const ProgressTracker& P = d.scan.progress;
+  MidPlanStop out;
+  double share = -1;
+  std::string where;
+  if (P.total_steps && P.have_step && P.last_counted_step) {
+    share = static_cast<double>(P.steps_taken()) / static_cast<double>(P.total_steps);
+    out.at = &P.last_counted_step;
+    where = "step " + std::to_string(P.max_step) + " of the " + std::to_string(P.total_steps) + " announced";
+  } else if (P.total_epochs >= 2 && P.last_epoch) {
+    share = static_cast<double>(P.max_epoch) / static_cast<double>(P.total_epochs);
+    out.at = &P.last_epoch;
+    where = "epoch " + std::to_string(P.max_epoch) + " of the " + std::to_string(P.total_epochs) + " announced";
+  }
+  if (!out.at || share < 0 || share >= 0.9) return std::nullopt;
+  // The output must stop at a boundary of the training: its last line the next epoch's
+  // header ("Epoch 3/50") or an epoch's bar at its full count, where the next epoch, or the
+  // evaluation between them, never came. A paste that stops inside a bar is as likely a
+  // snippet its author cut as a stall.
+  std::uint64_t last_line = 0;
+  for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && !last_line; ++it)
+    if (it->text.find_first_not_of(" \t") != std::string::npos) last_line = it->line;
+  const bool boundary = last_line && (last_line == P.last_epoch.line || (P.bar_end_full && last_line == P.bar_end.line));
+  if (!boundary) return std::nullopt;
+  const int pct = static_cast<int>(share * 100 + 0.5);
+  out.claim = "the output stops at " + where + " (" + (pct ? std::to_string(pct) : std::string("under 1")) +
+              "% of the plan), at the boundary of an epoch, with no error and no end-of-run line";
+  return out;
+}
+
 }  // namespace gpualert::classify::detail
