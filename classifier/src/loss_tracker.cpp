@@ -1,5 +1,7 @@
 #include "loss_tracker.hpp"
 
+#include <cstring>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,7 +13,7 @@ namespace {
 std::string normalise_key(std::string_view k) {
   // nanoGPT-style "train loss" at evaluation points and "loss" every step are one series;
   // HF's summary 'train_loss' (a mean over the whole run) is not a point of it.
-  for (std::string_view p : {"train ", "training "})
+  for (std::string_view p : {"train ", "training ", "Train ", "Training "})
     if (k.size() > p.size() && k.substr(0, p.size()) == p) k.remove_prefix(p.size());
   // A loss named by its split alone ("step 100 | train 2.59 | val 2.60", CatBoost's
   // "learn: 0.51") is the same series.
@@ -24,13 +26,19 @@ std::string normalise_key(std::string_view k) {
   return out;
 }
 
-// Validation / evaluation losses are not the training trajectory.
+// Validation / evaluation losses are not the training trajectory: named so first
+// ("val_loss"), or down a metric path ("loss/eval/total" from "loss/eval/total").
 bool is_eval_key(const std::string& k) {
   const auto us = k.find('_');
   const std::string first = us == std::string::npos ? "" : k.substr(0, us);
   static const char* const kEval[] = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", "best", "min", "avg_val"};
   for (const char* e : kEval)
     if (first == e) return true;
+  if (k.rfind("loss_", 0) == 0)
+    for (const char* e : {"_val", "_valid", "_validation", "_eval", "_evaluation", "_test"}) {
+      const std::size_t at = k.find(e, 4);
+      if (at != std::string::npos && (at + std::strlen(e) == k.size() || k[at + std::strlen(e)] == '_')) return true;
+    }
   return false;
 }
 
