@@ -176,13 +176,21 @@ Verdict healthy_or_not(Decision& d) {
   } else {
     d.set_class("unknown");
     if (!d.exit_status.code && d.slurm.empty()) {
-      d.v.shows.push_back("no exit status was given and no rule matched in " + std::to_string(d.scan.lines) + " lines");
+      d.v.shows.push_back("no exit status was given and no rule named a cause in " + std::to_string(d.scan.lines) + " lines");
       d.v.confidence = 0.2;
     } else {
       d.v.shows.push_back("no rule recognised a cause in " + std::to_string(d.scan.lines) + " lines");
       d.v.confidence = 0.3;
     }
     if (tr.trend != LossTracker::Trend::none && tr.trend != LossTracker::Trend::too_few) d.v.shows.push_back(d.loss_summary());
+    // A launcher's report that something died (Ray's dead actor, torchrun's
+    // ChildFailedError) proves a failure without naming its cause: say so.
+    for (std::size_t i = 0; i < d.rules.rules.size(); ++i) {
+      if (d.rules.rules[i].role != Role::wrapper || d.scan.hits[i].count == 0) continue;
+      const Hit* h = d.scan.hits[i].all().front();
+      d.v.shows.push_back("line " + std::to_string(h->line) + ": " + d.says(*h));
+      break;
+    }
     int n = 0;
     for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && n < 3; ++it) {
       if (it->text.find_first_not_of(' ') == std::string::npos) continue;
