@@ -68,6 +68,9 @@ constexpr const char* kEpoch =
 // say "Training for 30 epochs"; Chainer's examples echo their arguments as "# epoch: 20".
 constexpr const char* kEpochsSentence =
     R"((?i)\bmax:\s*(\d{1,5})\s*epochs\b|\b(?:train(?:ing)?|run(?:ning)?)\s+for\s+(\d{1,5})\s+epochs\b|^\s*#\s*epochs?\s*[:=]\s*(\d{1,5})\s*$)";
+// The plan in steps, in words: "Training for 5000 steps", "... aiming for 160000 steps".
+constexpr const char* kStepsSentence =
+    R"((?i)\b(?:train(?:ing)?|run(?:ning)?|aiming|targeting)\s+(?:for|to)\s+(\d[\d,]{0,12})\s+(?:total\s+)?(?:optimi[sz]ation\s+|training\s+|update\s+)?(?:steps|iterations|iters|updates)\b)";
 // A setting that announces the number of epochs ("epochs=5", "--num_epochs 5", "'epochs': 5",
 // "max_epochs: 5", "Num Epochs = 3"): the name must stand alone ("warmup_epochs" is not it).
 constexpr const char* kEpochsSetting =
@@ -116,6 +119,7 @@ struct Patterns {
   RE2 epoch{kEpoch, opt()};
   RE2 epochs_setting{kEpochsSetting, opt()};
   RE2 epochs_sentence{kEpochsSentence, opt()};
+  RE2 steps_sentence{kStepsSentence, opt()};
   // Settings that name steps without being one ("Gradient Accumulation steps = 1").
   RE2 step_setting{kStepSetting, opt()};
   RE2 total{kTotal, opt()};
@@ -325,7 +329,7 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     return;
   }
   // "Total optimization steps = 40", "max_steps=256": the planned length.
-  if (RE2::PartialMatch(sp, p.total, &a)) {
+  if (RE2::PartialMatch(sp, p.total, &a) || RE2::PartialMatch(sp, p.steps_sentence, &a)) {
     a.erase(std::remove(a.begin(), a.end(), ','), a.end());
     total_steps = std::max<std::uint64_t>(total_steps, static_cast<std::uint64_t>(num(a)));
     return;  // a plan, not a step taken ("Total optimization steps = 1000" is no step 1000)
@@ -535,6 +539,7 @@ const std::vector<CuePattern>& progress_cues() {
       {R"((?i)step|iter|epoch)", CueKind::step},
       {R"(^\s*E\s+#\s+LOSS )", CueKind::step},  // spaCy's table header names its epoch and step "E" and "#"
       {kTotal, CueKind::marker},
+      {kStepsSentence, CueKind::marker},
       {kLoad, CueKind::marker},
       {kResumeKv, CueKind::marker},
       {kResumeFlag, CueKind::marker},
