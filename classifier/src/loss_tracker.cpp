@@ -241,6 +241,31 @@ std::optional<LossTracker::Unrecovered> LossTracker::spike_unrecovered() const {
   return Unrecovered{smooth[low], smooth[peak], smooth.back(), pts[low + 2].line, pts[peak + 2].line, pts.back().line};
 }
 
+std::optional<LossTracker::LevelJump> LossTracker::jumped_at_start() const {
+  std::vector<LossPoint> pts;
+  for (const CurvePoint& c : overview())
+    if (std::isfinite(c.value)) pts.push_back(LossPoint{c.line, c.value});
+  if (pts.size() < 24) return std::nullopt;
+  for (std::size_t m = 1; m <= 3; ++m) {
+    double before = 0;
+    for (std::size_t i = 0; i < m; ++i) before = std::max(before, pts[i].value);
+    // A logged 0.0 before the first real window (Hugging Face with accumulation) is no level.
+    if (!(before >= 0.05)) return std::nullopt;
+    std::vector<double> rest;
+    double low = pts[m].value;
+    for (std::size_t i = m; i < pts.size(); ++i) {
+      rest.push_back(pts[i].value);
+      low = std::min(low, pts[i].value);
+    }
+    if (low < 3 * before) continue;
+    std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+    const double med = rest[rest.size() / 2];
+    if (med < 5 * before) continue;
+    return LevelJump{before, med, pts[m - 1].line, pts[m].line, pts.back().line, pts.size() - m};
+  }
+  return std::nullopt;
+}
+
 std::optional<LossTracker::Zeroed> LossTracker::zeroed() const {
   if (!zero_from_ || repeats_ < 3 || !before_zero_.line || !(before_zero_.value >= 0.01)) return std::nullopt;
   return Zeroed{zero_from_, before_zero_.value, before_zero_.line, repeats_};

@@ -102,6 +102,16 @@ class LossTracker {
     std::uint64_t low_line = 0, peak_line = 0, end_line = 0;
   };
   std::optional<Unrecovered> spike_unrecovered() const;
+  // The first one to three values sit far below all that follows: the run started at a
+  // learned level (a resumed checkpoint) and jumped to five times it or more, where it
+  // stayed (twenty values or more, none under three times it). A fresh run's first loss
+  // is its highest; this is a run that broke at its start.
+  struct LevelJump {
+    double before = 0, after = 0;  // the highest of the first values; the median after them
+    std::uint64_t before_line = 0, jump_line = 0, end_line = 0;
+    std::size_t after_n = 0;
+  };
+  std::optional<LevelJump> jumped_at_start() const;
   // The loss reads exactly 0 from some line on, three values or more, straight after a
   // real loss (0.01 or more): not a model that converged, but a loop that drops its
   // non-finite losses from the logged average (Hugging Face Trainer's default

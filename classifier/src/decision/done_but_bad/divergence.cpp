@@ -16,9 +16,12 @@ struct LossShape {
   std::optional<int> chance_k;
   std::optional<LossTracker::LateRise> late_rise;
   std::optional<LossTracker::Unrecovered> unrecovered;
+  std::optional<LossTracker::LevelJump> jumped;
   std::optional<LossPoint> last;
   std::size_t repeats = 0;
-  bool clear() const { return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen || late_rise || unrecovered; }
+  bool clear() const {
+    return flat_long || grad_zero || lr_zero || exploded || chance_k || frozen || late_rise || unrecovered || jumped;
+  }
 };
 
 LossShape shape_of(const FinishedRun& r) {
@@ -61,6 +64,7 @@ LossShape shape_of(const FinishedRun& r) {
               (s.repeats >= 3 && !progress_bar && digits >= 4));
   s.late_rise = L.late_rise();
   if (!s.late_rise) s.unrecovered = L.spike_unrecovered();
+  if (!s.late_rise && !s.unrecovered) s.jumped = L.jumped_at_start();
   return s;
 }
 
@@ -116,10 +120,20 @@ bool diverged(FinishedRun& r, const LossShape& s) {
     why = "The run completed, but the loss spiked and never recovered, undoing part of the training: the run diverged "
           "(a learning rate too high for this stage, a bad batch, or numerical instability).";
   }
+  if (s.jumped && !s.exploded && !s.frozen && !s.chance_k) {
+    const auto& j = *s.jumped;
+    d.v.shows.push_back("the " + r.loss.key() + " was " + fmt(j.before) + " at first (to line " + std::to_string(j.before_line) +
+                        "), then jumped (line " + std::to_string(j.jump_line) + ") to a median of " + fmt(j.after) + " over the " +
+                        std::to_string(j.after_n) + " values after it, never back under three times its first level (to line " +
+                        std::to_string(j.end_line) + ")");
+    why = "The run completed, but right after its start (a resumed checkpoint's level) the loss jumped several-fold and "
+          "stayed there: the run broke (optimizer or scheduler state that does not match the weights, a changed data "
+          "set or tokenizer, or a learning rate far too high).";
+  }
   if (s.exploded) why = "The run completed, but the loss exploded to an absurd (finite) value.";
   else if (s.stuck && tr.trend != LossTracker::Trend::up && !s.late_rise && !s.unrecovered)
     why = "The run completed, but the loss stayed on a plateau near its starting value: the model did not learn.";
-  double conf = tr.trend == LossTracker::Trend::up || s.exploded || s.late_rise ? 0.7 : s.unrecovered ? 0.6 : 0.55;
+  double conf = tr.trend == LossTracker::Trend::up || s.exploded || s.late_rise ? 0.7 : s.unrecovered || s.jumped ? 0.6 : 0.55;
   if (s.grad_zero || s.lr_zero) conf += 0.15;
   if (r.loss_only) {
     const std::string lead = "The run completed, but t";
@@ -160,7 +174,7 @@ bool check_divergence_before_stop(FinishedRun& r) {
   if (!r.has_trend) return false;
   const LossShape s = shape_of(r);
   // Only a loss that went wrong: a plateau or a flat loss is no reason the run was stopped.
-  if (r.trend.trend != LossTracker::Trend::up && !s.exploded && !s.late_rise && !s.unrecovered) return false;
+  if (r.trend.trend != LossTracker::Trend::up && !s.exploded && !s.late_rise && !s.unrecovered && !s.jumped) return false;
   r.stopped = true;
   return diverged(r, s);
 }
