@@ -516,8 +516,13 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
   timings(body, prefix, line);
   std::string v;
   const re2::StringPiece sp(body.data(), body.size());
-  if ((has(body, "norm") || has(body, "Norm") || has(body, "NORM")) && RE2::PartialMatch(sp, p.grad, &v))
-    grad_norm.add(line, num(v));
+  if ((has(body, "norm") || has(body, "Norm") || has(body, "NORM")) && RE2::PartialMatch(sp, p.grad, &v)) {
+    const double g = num(v);
+    grad_norm.add(line, g);
+    ++grad_records;
+    if (std::isfinite(g)) grad_nonfinite_streak = 0;
+    else if (grad_nonfinite_streak++ == 0) grad_nonfinite_from = line;
+  }
   if ((has(body, "lr") || has(body, "rate") || has(body, "LR")) && RE2::PartialMatch(sp, p.lr, &v)) {
     lr.add(line, num(v));
     last_lr = Marker{line, cut(body)};

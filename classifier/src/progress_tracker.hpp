@@ -125,6 +125,9 @@ class ProgressTracker {
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
   Series step_time, data_time, grad_norm, lr;
+  // Gradient norms printed as nan/inf (the series keeps finite values only): how many
+  // records had one, and how many of the newest in a row, from which line.
+  std::uint64_t grad_records = 0, grad_nonfinite_streak = 0, grad_nonfinite_from = 0;
   Marker last_lr;  // the line of the newest learning rate
   // The learning rate decayed to its schedule's end: falling over its last three values
   // to under 2% of its highest, and less than one more of its last decrements above zero

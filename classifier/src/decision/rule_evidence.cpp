@@ -118,6 +118,20 @@ void collect_rule_evidence(Decision& d) {
                         std::to_string(M.streak()) + " records in a row, after records with every metric finite)",
                     "loss", {}, M.streak(), 1, {}, false});
   }
+  // Every gradient norm printed is nan/inf, and the loss reads exactly 0 at the end (or
+  // five records or more say so): the weights took non-finite updates (Hugging Face
+  // Trainer's 'grad_norm': nan; its logged loss of 0.0 is the NaN steps left out).
+  const ProgressTracker& P = d.scan.progress;
+  const auto last = L.last();
+  if (!L.nonfinite() && P.grad_records >= 2 && P.grad_nonfinite_streak == P.grad_records &&
+      ((last && last->value == 0.0) || P.grad_records >= 5)) {
+    d.add_cand(Cand{"nan_loss", nan_prio, P.grad_nonfinite_from, nullptr,
+                    "the gradient norm was non-finite (nan/inf) in all " + std::to_string(P.grad_records) +
+                        " records printed, from line " + std::to_string(P.grad_nonfinite_from) +
+                        (last && last->value == 0.0 ? ", and the loss reads exactly 0 at line " + std::to_string(last->line)
+                                                    : std::string()),
+                    "loss", {}, P.grad_records, 1, {}, false});
+  }
   if (!L.nonfinite() && L.eval_nonfinite()) {
     d.add_cand(Cand{"nan_loss", nan_prio, L.eval_nonfinite_line(), nullptr,
                     "the " + L.eval_key() + " was non-finite in " + std::to_string(L.eval_nonfinite()) +
