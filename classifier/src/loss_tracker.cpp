@@ -325,6 +325,25 @@ std::optional<int> LossTracker::pinned_at_chance() const {
   return k;
 }
 
+std::optional<int> LossTracker::hovering_at_chance() const {
+  std::vector<LossPoint> pts = head_;
+  pts.insert(pts.end(), tail_.begin(), tail_.end());
+  if (finite_count() < 12 || pts.size() < 12) return std::nullopt;
+  auto median_of = [](std::vector<LossPoint>::const_iterator a, std::vector<LossPoint>::const_iterator b) {
+    std::vector<double> v;
+    for (auto it = a; it != b; ++it) v.push_back(it->value);
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  const double late = median_of(pts.end() - 8, pts.end()), early = median_of(pts.begin(), pts.begin() + 8);
+  for (int k = 2; k <= 10; ++k) {
+    const double c = std::log(k);
+    if (std::fabs(late - c) > 1e-2 * c || std::fabs(early - c) > 2e-2 * c) continue;
+    if (std::all_of(pts.end() - 8, pts.end(), [&](const LossPoint& p) { return std::fabs(p.value - c) <= 0.03 * c; })) return k;
+  }
+  return std::nullopt;
+}
+
 std::pair<double, double> LossTracker::recent_range(std::size_t n) const {
   std::vector<LossPoint> recent = head_;
   recent.insert(recent.end(), tail_.begin(), tail_.end());
@@ -334,7 +353,7 @@ std::pair<double, double> LossTracker::recent_range(std::size_t n) const {
 std::size_t LossTracker::chance_run() const {
   std::vector<LossPoint> recent = head_;
   recent.insert(recent.end(), tail_.begin(), tail_.end());
-  return at_ln_k(recent, 8, 1e-3, 2e-3) ? 8 : pinned_at_chance() ? 4 : 0;
+  return at_ln_k(recent, 8, 1e-3, 2e-3) ? 8 : pinned_at_chance() ? 4 : hovering_at_chance() ? 8 : 0;
 }
 
 std::optional<LossTracker::LateRise> LossTracker::late_rise() const {

@@ -84,7 +84,11 @@ class LossTracker {
   // uniform guess over K classes; or the last 4, ten times closer, after a value that was
   // not there (the model moved, then collapsed to chance: per-epoch prints are few).
   std::optional<int> pinned_at_chance() const;
-  std::size_t chance_run() const;  // how many of the last values pinned_at_chance() used
+  std::size_t chance_run() const;  // how many of the last values pinned_at_chance() or hovering_at_chance() used
+  // Noisier: a loss that never left the chance level of a few classes (ln 2 .. ln 10,
+  // far enough apart to tell): twelve values or more, the median of the first eight
+  // within 2 % of ln K, of the last eight within 1 %, and each of the last eight within 3 %.
+  std::optional<int> hovering_at_chance() const;
   // The lowest and highest of the last N values.
   std::pair<double, double> recent_range(std::size_t n) const;
   // The loss fell to a low and then rose, steadily, to clearly above it by the end: the

@@ -131,6 +131,8 @@ TEST(PastedLog, AStopAtAnEpochBoundaryFarShortOfThePlanIsASuspectedHang) {
             "hang")
       << "inside a bar";
   EXPECT_NE(run(epoch1, 0).cls, "hang") << "exit 0: it ended";
+  EXPECT_NE(run("epoch 1/20 train_loss 0.6512\nepoch 2/20 train_loss 0.6012\n", std::nullopt).cls, "hang")
+      << "a record that closes an epoch with its figures is where any paste of the first epochs stops";
   std::string planned;
   for (int e = 1; e <= 40; ++e) planned += "Epoch " + std::to_string(e) + "/40\n1000/1000 [====] - 9s - loss: " + std::to_string(1.0 / e) + "\n";
   EXPECT_EQ(run(planned, std::nullopt).cls, "healthy") << "the plan reached";

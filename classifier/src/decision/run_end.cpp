@@ -104,7 +104,11 @@ std::optional<MidPlanStop> stopped_mid_plan(const Decision& d) {
   std::uint64_t last_line = 0;
   for (auto it = d.scan.tail.rbegin(); it != d.scan.tail.rend() && !last_line; ++it)
     if (it->text.find_first_not_of(" \t") != std::string::npos) last_line = it->line;
-  const bool boundary = last_line && (last_line == P.last_epoch.line || (P.bar_end_full && last_line == P.bar_end.line));
+  // A record that closes an epoch with its figures ("epoch 2/20 loss 0.41") is where any
+  // paste of a run's first epochs stops: not a boundary that says anything.
+  const auto loss_at_end = d.scan.loss.last();
+  const bool bare_header = last_line == P.last_epoch.line && !(loss_at_end && loss_at_end->line == last_line);
+  const bool boundary = last_line && (bare_header || (P.bar_end_full && last_line == P.bar_end.line));
   if (!boundary) return std::nullopt;
   const int pct = static_cast<int>(share * 100 + 0.5);
   out.claim = "the output stops at " + where + " (" + (pct ? std::to_string(pct) : std::string("under 1")) +

@@ -50,6 +50,7 @@ LossShape shape_of(const FinishedRun& r) {
   // "0.83" repeat by chance). A progress bar redraws one step's value on every refresh,
   // so it needs the stricter count; near-zero losses of a converged model are excluded.
   s.chance_k = L.pinned_at_chance();
+  if (!s.chance_k && s.stuck) s.chance_k = L.hovering_at_chance();
   s.last = L.last();
   bool progress_bar = false;
   for (const auto& t : r.d.scan.tail)
