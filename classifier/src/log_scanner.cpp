@@ -392,6 +392,11 @@ std::uint64_t LogScanner::block(std::string_view lines, std::uint64_t first) {
       if (!opt_.reference) thinner_.flush();
       table_.set_header(text);
       keep = true;
+    } else if (!table_.active() && !(cue_bits & kCueLoss) && TableReader::headerless_yolo_row(text)) {
+      // YOLO's results.txt: rows without a header; the first one sets the columns.
+      if (!opt_.reference) thinner_.flush();
+      table_.set_header(TableReader::kYoloResultsHeader);
+      if (!opt_.reference) cue_bits |= kCueLoss | kCueStep;
     } else if (!opt_.reference && table_.maybe_row(text)) {
       cue_bits |= kCueLoss | kCueStep;
     }

@@ -149,6 +149,21 @@ bool TableReader::looks_like_header(std::string_view line) {
   return loss && count;
 }
 
+bool TableReader::headerless_yolo_row(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t.front())) || t.find('/') == std::string_view::npos) return false;
+  const auto cs = cells(t, false, false);
+  if (cs.size() < 10) return false;
+  // The first cell a counter "N/M", the second GPU memory ("12.8G"), every other a number.
+  const auto slash = cs[0].find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= cs[0].size() || !numeric(cs[0])) return false;
+  const std::string_view mem = cs[1];
+  if (mem.size() < 2 || (mem.back() != 'G' && mem.back() != 'M') || !numeric(mem)) return false;
+  for (std::size_t i = 2; i < cs.size(); ++i)
+    if (cs[i].find('/') != std::string_view::npos || !numeric(cs[i])) return false;
+  return true;
+}
+
 void TableReader::set_header(std::string_view line) {
   piped_ = line.find('|') != std::string_view::npos;
   const auto cs = cells(line, piped_, !piped_ && has_wide_gap(line));

@@ -19,6 +19,13 @@ class TableReader {
   // their names, one of them a training loss and one an epoch, step or iteration
   // counter. Cheap: most lines fail on the first test.
   static bool looks_like_header(std::string_view line);
+  // A row of YOLOv3/v5/v7's results.txt, which has no header: "  54/54  14G  0.0093
+  // 0.00101  0  0.01033  18  640  0.9542 ..." (epoch/last epoch, GPU memory, box, object,
+  // class and total loss, labels, image size, then validation figures). Cheap: most
+  // lines fail on their first character.
+  static bool headerless_yolo_row(std::string_view line);
+  // The header such rows are read under: the total loss is the training loss.
+  static constexpr std::string_view kYoloResultsHeader = "Epoch  gpu_mem  box  obj  cls  total_loss  labels  img_size";
   // LINE's columns become the current table's.
   void set_header(std::string_view line);
   bool active() const { return loss_col_ >= 0; }

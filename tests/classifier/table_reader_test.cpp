@@ -81,4 +81,23 @@ TEST(TableReader, AClockCellIsANumberButAWordIsNot) {
   EXPECT_TRUE(t.row("3         0.412345    0.398765    0.870000  1:02:03"));
   EXPECT_FALSE(t.row("3         0.412345    0.398765    0.870000  01:0"));
   EXPECT_FALSE(t.row("3         0.412345    0.398765    0.870000  soon"));
+}// YOLO's results.txt has no header: its rows are known by their shape, and read under
+// the header they were printed with, the total loss as the training loss.
+TEST(TableReader, AHeaderlessYoloResultsRow) {
+  const std::string row =
+      "     54/54       14G  0.009323   0.00101         0   0.01033        18       640    0.9542    0.8907    0.9418    0.5764";
+  EXPECT_TRUE(TableReader::headerless_yolo_row(row));
+  EXPECT_FALSE(TableReader::headerless_yolo_row("  54/54 [==============================] - 5s 3ms/step - loss: 0.03"));
+  EXPECT_FALSE(TableReader::headerless_yolo_row("     54/54       14G  0.0093  0.001  0  0.0103  18  640  nan?  0.89  0.94"));
+  EXPECT_FALSE(TableReader::headerless_yolo_row("54/54 14 0.0093 0.001 0 0.0103 18 640 0.95 0.89 0.94") ) << "no memory cell";
+  TableReader t;
+  t.set_header(TableReader::kYoloResultsHeader);
+  const auto r = t.row(row);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->loss_key, "total_loss");
+  EXPECT_EQ(r->loss_value, "0.01033");
+  EXPECT_EQ(r->epoch, 54);
+  EXPECT_EQ(r->epoch_total, 54u);
 }
+
+
