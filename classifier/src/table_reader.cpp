@@ -151,12 +151,16 @@ bool TableReader::looks_like_header(std::string_view line) {
 
 bool TableReader::headerless_yolo_row(std::string_view line) {
   const std::string_view t = trim(line);
-  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t.front())) || t.find('/') == std::string_view::npos) return false;
+  // Cheap first (this runs on every line outside a table): digits, '/', digits, a blank.
+  std::size_t at = 0;
+  while (at < t.size() && std::isdigit(static_cast<unsigned char>(t[at]))) ++at;
+  if (at == 0 || at >= t.size() || t[at] != '/') return false;
+  const std::size_t after_slash = ++at;
+  while (at < t.size() && std::isdigit(static_cast<unsigned char>(t[at]))) ++at;
+  if (at == after_slash || at >= t.size() || (t[at] != ' ' && t[at] != '\t')) return false;
+  // Then the cells: GPU memory ("12.8G") second, every other cell a number.
   const auto cs = cells(t, false, false);
   if (cs.size() < 10) return false;
-  // The first cell a counter "N/M", the second GPU memory ("12.8G"), every other a number.
-  const auto slash = cs[0].find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= cs[0].size() || !numeric(cs[0])) return false;
   const std::string_view mem = cs[1];
   if (mem.size() < 2 || (mem.back() != 'G' && mem.back() != 'M') || !numeric(mem)) return false;
   for (std::size_t i = 2; i < cs.size(); ++i)
