@@ -329,13 +329,7 @@ std::optional<int> LossTracker::hovering_at_chance() const {
   std::vector<LossPoint> pts = head_;
   pts.insert(pts.end(), tail_.begin(), tail_.end());
   if (finite_count() < 12 || pts.size() < 12) return std::nullopt;
-  auto median_of = [](std::vector<LossPoint>::const_iterator a, std::vector<LossPoint>::const_iterator b) {
-    std::vector<double> v;
-    for (auto it = a; it != b; ++it) v.push_back(it->value);
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  };
-  const double late = median_of(pts.end() - 8, pts.end()), early = median_of(pts.begin(), pts.begin() + 8);
+  const double late = mean(pts, pts.size() - 8, pts.size()), early = mean(pts, 0, 8);  // window medians
   for (int k = 2; k <= 10; ++k) {
     const double c = std::log(k);
     if (std::fabs(late - c) > 1e-2 * c || std::fabs(early - c) > 2e-2 * c) continue;
