@@ -359,6 +359,7 @@ void ProgressTracker::steps(std::string_view s, std::uint64_t line, bool& is_pro
     // back up after it: ESC [A), counts no training step and times none.
     side_bar_ = has(s, "\x1b[A") || has(s, "][A") || RE2::PartialMatch(re2::StringPiece(desc.data(), desc.size()), p.side_bar);
     if (bn > 0 && bi <= bn && !side_bar_) {
+      bar_total_on_line_ = bn;
       const std::uint64_t ep = epoch_index_ > 0 ? epoch_index_ - 1 : 0;
       note_step(ep * bn + bi, 0);
       is_progress = true;
@@ -395,7 +396,12 @@ void ProgressTracker::timings(std::string_view s, std::string_view rank, std::ui
     std::string v2, u2;
     if (RE2::PartialMatch(sp, p.data, &ms, &v, &u, &v2, &u2)) dt = v.empty() ? seconds(v2, u2) : seconds(v, u, !ms.empty());
   }
-  if (std::isfinite(st)) step_time.add(line, st);
+  if (std::isfinite(st)) {
+    auto it = step_times_.find(bar_total_on_line_);
+    if (it == step_times_.end() && step_times_.size() < kBarLengths)
+      it = step_times_.emplace(bar_total_on_line_, Series{}).first;
+    if (it != step_times_.end()) it->second.add(line, st);
+  }
   if (std::isfinite(st) && step_on_line_) rhythm.record_duration(*step_on_line_, st, line);
   if (std::isfinite(dt)) data_time.add(line, dt);
   if (std::isfinite(st) && std::isnan(cp) && std::isnan(wt) && rank.empty()) return;
@@ -463,6 +469,14 @@ void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
     mark(loader_warning, line, s);
 }
 
+const Series& ProgressTracker::step_time() const {
+  static const Series kNone;
+  const Series* best = &kNone;
+  for (const auto& [total, series] : step_times_)
+    if (series.count() > best->count()) best = &series;
+  return *best;
+}
+
 void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::uint64_t line, bool has_loss) {
   if (body.size() < 3) return;
   const Patterns& p = P();
@@ -502,6 +516,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
                     has(body, "[") || has(body, "max_steps") || has(body, "_iter") || has(body, "_ITER");
   if (!gate) return;
   side_bar_ = false;
+  bar_total_on_line_ = 0;
   step_on_line_.reset();
   steps(body, line, is_progress);
   if (!is_progress) return;

@@ -124,7 +124,11 @@ class ProgressTracker {
   std::uint64_t restarted_at = 0;
   std::uint64_t progress_lines = 0;  // lines with a loss value or a step counter
   std::uint64_t last_progress_line = 0;
-  Series step_time, data_time, grad_norm, lr;
+  // The time per step: from the progress bar that timed the most steps when the log has
+  // bars of several lengths (an evaluation bar of 170 inside a training bar of 573
+  // times another loop), else from the step times the lines print.
+  const Series& step_time() const;
+  Series data_time, grad_norm, lr;
   // Gradient norms printed as nan/inf (the series keeps finite values only): how many
   // records had one, and how many of the newest in a row, from which line.
   std::uint64_t grad_records = 0, grad_nonfinite_streak = 0, grad_nonfinite_from = 0;
@@ -167,6 +171,11 @@ class ProgressTracker {
   std::int64_t ts_after_progress_ = 0;
   bool first_bound_pending_ = false;
   bool side_bar_ = false;     // this line is a loading / evaluation / nested progress bar
+  std::uint64_t bar_total_on_line_ = 0;  // the total of this line's training bar (0 = none)
+  // Step times keyed by the length of the bar that printed them (0 = printed by a line,
+  // not a bar); at most kBarLengths lengths.
+  static constexpr std::size_t kBarLengths = 8;
+  std::map<std::uint64_t, Series> step_times_;
   bool throttle_csv_ = false;  // an nvidia-smi CSV header with throttle/event reasons was seen
   std::uint64_t epoch_index_ = 0;  // distinct "Epoch N" headers seen
   std::optional<std::uint64_t> step_on_line_;  // the "step N" of the line being read

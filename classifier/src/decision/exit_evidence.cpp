@@ -5,9 +5,40 @@
 
 #include <cerrno>
 
+#include "re2/re2.h"
+
 namespace gpualert::classify::detail {
+namespace {
+
+// srun ends the rest of a step with SIGKILL once one of its tasks exits non-zero ("task 1:
+// Exited with exit code 1" beside "tasks 0,2-3: Killed"): those kills are srun's doing, not
+// a cause, and the log's signal is then none.
+void drop_kills_srun_made(Decision& d) {
+  static const RE2 srun_killed(R"(srun: error: [^:]+: tasks? [\d,\-]+: Killed)");
+  static const RE2 srun_failed(R"(srun: error: [^:]+: tasks? [\d,\-]+: Exited with exit code [1-9])");
+  if (d.log_signal != 9 || !d.log_signal_hit || !RE2::PartialMatch(d.log_signal_hit->text, srun_killed)) return;
+  const Hit* failed = nullptr;
+  for (const Hit* h : d.signal_hits)
+    if (!failed && RE2::PartialMatch(h->text, srun_failed)) failed = h;
+  if (!failed) return;
+  d.v.shows.push_back("srun killed the step's other tasks (line " + std::to_string(d.log_signal_line) +
+                      ") because a task exited with a non-zero code (line " + std::to_string(failed->line) +
+                      "): those kills are srun's, not a cause");
+  d.log_signal = 0;
+  d.log_signal_line = 0;
+  d.log_signal_hit = nullptr;
+  for (const Hit* h : d.signal_hits)
+    if (h->signal && h->signal != 9 && (!d.log_signal || h->line < d.log_signal_line)) {
+      d.log_signal = h->signal;
+      d.log_signal_line = h->line;
+      d.log_signal_hit = h;
+    }
+}
+
+}  // namespace
 
 void collect_exit_evidence(Decision& d) {
+  drop_kills_srun_made(d);
   const bool oom_seen = d.causes.count("oom_killer") > 0;
   // The exit status and the log's signal lines as evidence of their own.
   int sig = d.exit_status.signal;

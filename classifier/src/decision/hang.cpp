@@ -26,7 +26,7 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
           std::to_string(P.last_output_ts_line) + ") came " + duration_text(*silent) + " before the scheduler's (line " +
           std::to_string(P.last_ts_line) + ")";
   }
-  const double step = P.step_time.count() ? P.step_time.late() : 0;
+  const double step = P.step_time().count() ? P.step_time().late() : 0;
   // A job that prints progress once an epoch (hours apart) is not hung after an hour of
   // quiet: the silence must also be long against the job's own pace of progress lines.
   const double pace = P.first_progress_bound_ts && P.progress_lines >= 3 && P.progress_bound_ts() > P.first_progress_bound_ts

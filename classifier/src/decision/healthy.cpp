@@ -135,9 +135,9 @@ Verdict healthy_or_not(Decision& d) {
     // more workers than the node has CPUs (or too few to keep up): the input pipeline.
     d.set_class("underutilized");
     d.cite_marker(P.loader_warning, "progress.loader_warning", "the data loader warns about its workers");
-    if (P.step_time.count())
-      d.v.shows.push_back("the printed step time is about " + fmt(P.step_time.late()) + " s (" +
-                          std::to_string(P.step_time.count()) + " values)");
+    if (P.step_time().count())
+      d.v.shows.push_back("the printed step time is about " + fmt(P.step_time().late()) + " s (" +
+                          std::to_string(P.step_time().count()) + " values)");
     if (tr.trend == LossTracker::Trend::down) d.v.shows.push_back(d.loss_summary());
     d.add_text("underutilized", facts);
     d.v.confidence = 0.4;

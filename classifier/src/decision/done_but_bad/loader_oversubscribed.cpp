@@ -43,9 +43,9 @@ bool check_loader_oversubscribed(FinishedRun& r) {
                             std::to_string(cpus)
                       : "the data loader starts more worker processes than the job's CPUs allow");
   const ProgressTracker& P = r.progress;
-  if (P.step_time.count() >= 3)
-    r.d.v.shows.push_back("the printed step time is about " + fmt(P.step_time.late()) + " s (median of the last values, " +
-                          std::to_string(P.step_time.count()) + " printed)");
+  if (P.step_time().count() >= 3)
+    r.d.v.shows.push_back("the printed step time is about " + fmt(P.step_time().late()) + " s (median of the last values, " +
+                          std::to_string(P.step_time().count()) + " printed)");
   r.decide("underutilized", 0.45);
   // The class's own wording assumes a measured data wait and too few workers; here the
   // workers are too many for the CPUs.
