@@ -65,10 +65,19 @@ double noise_of_medians(const std::vector<LossPoint>& v, std::size_t q) {
   return 2.0 * 1.25 * sd * std::sqrt(2.0 / static_cast<double>(q));
 }
 
+// Settings a configuration dump prints beside the real loss: mixed precision's loss
+// scaling ("scale_loss :32768", PaddleNLP), "use_loss", "init_loss" are no loss values.
+bool is_setting_key(const std::string& k) {
+  for (const char* s : {"scale_loss", "dynamic_loss", "static_loss", "init_loss", "initial_loss", "use_loss"})
+    if (k == s) return true;
+  return false;
+}
+
 }  // namespace
 
 bool LossTracker::add(std::string_view key, std::string_view value, std::uint64_t line) {
   const std::string k = normalise_key(key);
+  if (is_setting_key(k)) return false;
   if (is_eval_key(k)) {
     // Not the training trajectory, but a NaN evaluation loss is a broken model all the same.
     const std::string v(value);

@@ -102,6 +102,9 @@ constexpr const char* kMegatronLoad = R"(^\s*load\s\.{3,}\s(\S+))";
 constexpr const char* kFresh = R"((?i)will not load any checkpoints|start(?:ing)? (?:training )?from (?:scratch|random)|training from scratch|no checkpoint (?:found|to resume)|could not find (?:the )?(?:metadata file|checkpoint))";
 constexpr const char* kLaunchBlocking = R"((?:^|[\s:'"])CUDA_LAUNCH_BLOCKING['"]?\s*[=:]\s*['"]?1\b)";
 constexpr const char* kThrottle = R"((?i)(?:thermal|power) (?:slowdown|brake|cap)\s*:\s*active|throttl(?:e|ing)[^:]*:\s*active|clocks? (?:are )?(?:being )?throttled|thermal violation|\b(?:HW|SW)_(?:THERMAL_|POWER_BRAKE_)?SLOWDOWN\b)";
+// A setting that turns early stopping on: "early_stop_patience :4", "patience=10",
+// "EarlyStopping(monitor=val_loss, patience=5)". A patience of 0 or none is not.
+constexpr const char* kEarlyStopSetting = R"((?i)(?:early_?stop\w*|\bpatience)['"]?\s*[:=]\s*['"]?[1-9])";
 constexpr const char* kLoader = R"((?i)does not have many workers which may be a bottleneck|suggested max number of worker|(?:dataloader|data loader|input pipeline)[^.]{0,40}\bbottleneck|waiting (?:on|for) (?:input|data))";
 
 struct Patterns {
@@ -149,6 +152,7 @@ struct Patterns {
   RE2 launch_blocking{kLaunchBlocking, opt()};
   RE2 throttle{kThrottle, opt()};
   RE2 loader{kLoader, opt()};
+  RE2 early_stop_setting{kEarlyStopSetting, opt()};
 };
 
 const Patterns& P() {
@@ -467,6 +471,8 @@ void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
   }
   if ((has(s, "worker") || has(s, "ottleneck") || has(s, "aiting")) && RE2::PartialMatch(sp, p.loader))
     mark(loader_warning, line, s);
+  if (!early_stop_setting && (has(s, "atience") || has(s, "arly")) && RE2::PartialMatch(sp, p.early_stop_setting))
+    mark(early_stop_setting, line, s);
 }
 
 const Series& ProgressTracker::step_time() const {
@@ -567,6 +573,7 @@ const std::vector<CuePattern>& progress_cues() {
       {kFresh, CueKind::marker},
       {kLaunchBlocking, CueKind::marker},
       {kLoader, CueKind::marker},
+      {kEarlyStopSetting, CueKind::marker},
       {"Running training", CueKind::marker},
       {"Using network Socket|NET/Socket : Using|Using network IB|NET/IB : Using", CueKind::marker},
       {"throttle_reasons|event_reasons|clocks_throttle|clocks_event", CueKind::marker},

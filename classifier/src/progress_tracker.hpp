@@ -146,6 +146,7 @@ class ProgressTracker {
   bool resume_is_switch = false;
   Marker first_save, load, resume_request, fresh_start, launch_blocking, net_socket, net_ib, loader_warning,
       throttle_active, banner;
+  Marker early_stop_setting;  // a setting that turns early stopping on ("patience=5")
   std::uint64_t throttle_active_n = 0;
 
   // Timestamps printed in the log (seconds since the epoch, UTC as printed).

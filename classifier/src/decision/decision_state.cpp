@@ -174,7 +174,10 @@ void Decision::show_status() {
 }
 
 void Decision::cite_marker(const Marker& m, const std::string& rule, const std::string& claim) {
-  if (!m) return;
+  if (!m) {  // no line to cite: the claim still says what was read
+    v.shows.push_back(claim);
+    return;
+  }
   for (const auto& c : v.evidence)
     if (c.line == m.line) return;
   v.evidence.push_back(Citation{m.line, m.text, rule});

@@ -19,6 +19,8 @@ namespace {
 
 // Early stopping ends a run before its planned length on purpose: no shortfall.
 bool stopped_early_on_purpose(const Decision& d) {
+  // Early stopping was set up and the program said it finished: the short run is its doing.
+  if (d.scan.progress.early_stop_setting && finish_marker_near_end(d)) return true;
   static const RE2 early(R"((?i)early[ _-]?stop|restoring model weights|stop(?:ping)? condition|patience)");
   for (const auto& t : d.scan.tail)
     if (RE2::PartialMatch(t.text, early)) return true;
