@@ -48,6 +48,14 @@ std::optional<std::pair<std::string_view, std::string_view>> split_exception(std
   return std::make_pair(type, rest);
 }
 
+// An exception type glued straight after a call's closing parenthesis, with a message.
+std::optional<std::pair<std::string_view, std::string_view>> glued_exception(std::string_view s) {
+  for (std::size_t p = s.find(')'); p != std::string_view::npos && p + 1 < s.size(); p = s.find(')', p + 1))
+    if (std::isupper(static_cast<unsigned char>(s[p + 1])))
+      if (auto e = split_exception(s.substr(p + 1), true); e && !e->second.empty()) return e;
+  return std::nullopt;
+}
+
 }  // namespace
 
 LineView strip_rank_prefix(std::string_view line) {
@@ -188,12 +196,17 @@ TracebackParser::Result TracebackParser::feed_line(PerRank& st, const LineView& 
   }
   if (st.state == State::frames) {
     const bool indented = !s.empty() && (s[0] == ' ' || s[0] == '\t');
+    // Two streams written at once can glue the exception onto a source line
+    // ("    main(args)RuntimeError:  [!] NaN loss with decoder_loss."): it is the exception.
+    std::optional<std::pair<std::string_view, std::string_view>> e;
+    if (indented) e = glued_exception(s);
+    if (!e && !indented) e = split_exception(s, false);
     // A paste that lost its indentation (issue trackers, some editors) still puts the
     // source line right after its "File ..." line: unless it reads as the exception, it is one.
     const bool bare_source = st.after_file && !indented && !starts_with(s, "File \"") && !split_exception(s, false);
     const auto text_at = s.find_first_not_of(" \t");
     st.after_file = text_at != std::string_view::npos && starts_with(s.substr(text_at), "File \"");
-    if (indented || bare_source || starts_with(s, "File \"") || starts_with(s, "^") || starts_with(s, "~") ||
+    if ((!e && (indented || bare_source || starts_with(s, "File \""))) || starts_with(s, "^") || starts_with(s, "~") ||
         starts_with(s, "...") || starts_with(s, "[Previous line repeated")) {
       // Where it failed matters (torch.load vs a data loader): keep the frames, the
       // innermost ones if a deep recursion overflows the bound.
@@ -204,7 +217,7 @@ TracebackParser::Result TracebackParser::feed_line(PerRank& st, const LineView& 
       out.kind = Kind::structural;
       return out;
     }
-    if (auto e = split_exception(s, false)) {
+    if (e) {
       ParsedException pe;
       pe.type = std::string(e->first);
       pe.message = std::string(e->second.substr(0, 2000));

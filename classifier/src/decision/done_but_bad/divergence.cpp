@@ -157,13 +157,17 @@ bool diverged(FinishedRun& r, const LossShape& s) {
 
 }  // namespace
 
+// Steps by which any learning model's loss has left its starting level, whatever its plan.
+constexpr std::uint64_t kStepsToLeaveTheStart = 5000;
+
 bool check_divergence(FinishedRun& r) {
   LossShape s = shape_of(r);
   // No gradient at every print says it alone, however few losses came with it.
   if (!r.has_trend && !s.grad_zero) return false;
-  if (r.loss_only && r.done_fraction >= 0 && r.done_fraction < 0.1) {
+  if (r.loss_only && r.done_fraction >= 0 && r.done_fraction < 0.1 && r.progress.max_step < kStepsToLeaveTheStart) {
     // A pasted log from the first tenth of its plan: a loss still at its starting level
     // (chance, flat) is where every run begins, not a verdict; a value frozen to every digit still is.
+    // Thousands of steps in, a loss that has not moved is no longer a start.
     s.flat_long = s.stuck = false;
     s.chance_k.reset();
   }
