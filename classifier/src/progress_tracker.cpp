@@ -105,6 +105,9 @@ constexpr const char* kThrottle = R"((?i)(?:thermal|power) (?:slowdown|brake|cap
 // A setting that turns early stopping on: "early_stop_patience :4", "patience=10",
 // "EarlyStopping(monitor=val_loss, patience=5)". A patience of 0 or none is not.
 constexpr const char* kEarlyStopSetting = R"((?i)(?:early_?stop\w*|\bpatience)['"]?\s*[:=]\s*['"]?[1-9])";
+// An epoch the program passed over without training it: a resumed run skipping what it
+// had done ("Epoch: 3, ... - already passed", "Skipping epoch 4 (already trained)").
+constexpr const char* kEpochSkipped = R"((?i)\bepoch\b.*\b(?:already (?:passed|done|trained|completed|finished)|skipp(?:ing|ed))\b|\bskipp(?:ing|ed) epoch\b)";
 constexpr const char* kLoader = R"((?i)does not have many workers which may be a bottleneck|suggested max number of worker|(?:dataloader|data loader|input pipeline)[^.]{0,40}\bbottleneck|waiting (?:on|for) (?:input|data))";
 
 struct Patterns {
@@ -153,6 +156,7 @@ struct Patterns {
   RE2 throttle{kThrottle, opt()};
   RE2 loader{kLoader, opt()};
   RE2 early_stop_setting{kEarlyStopSetting, opt()};
+  RE2 epoch_skipped{kEpochSkipped, opt()};
 };
 
 const Patterns& P() {
@@ -473,6 +477,10 @@ void ProgressTracker::markers(std::string_view s, std::uint64_t line) {
     mark(loader_warning, line, s);
   if (!early_stop_setting && (has(s, "atience") || has(s, "arly")) && RE2::PartialMatch(sp, p.early_stop_setting))
     mark(early_stop_setting, line, s);
+  if ((has(s, "poch") || has(s, "POCH")) && (has(s, "lready") || has(s, "kipp")) && RE2::PartialMatch(sp, p.epoch_skipped)) {
+    ++epochs_skipped;
+    epoch_skipped = Marker{line, cut(s)};  // the newest
+  }
 }
 
 const Series& ProgressTracker::step_time() const {

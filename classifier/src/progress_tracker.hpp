@@ -147,6 +147,9 @@ class ProgressTracker {
   Marker first_save, load, resume_request, fresh_start, launch_blocking, net_socket, net_ib, loader_warning,
       throttle_active, banner;
   Marker early_stop_setting;  // a setting that turns early stopping on ("patience=5")
+  // Epochs the program said it skipped ("already passed"), and the newest such line.
+  std::uint64_t epochs_skipped = 0;
+  Marker epoch_skipped;
   std::uint64_t throttle_active_n = 0;
 
   // Timestamps printed in the log (seconds since the epoch, UTC as printed).

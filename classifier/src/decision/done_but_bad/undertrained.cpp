@@ -79,9 +79,26 @@ bool far_short_of_plan(FinishedRun& r) {
                   "data set far smaller than expected).");
 }
 
+// Every epoch passed over and no loss printed: a resumed run that found its work done (or a
+// resume point past the end) and trained nothing.
+bool every_epoch_skipped(FinishedRun& r) {
+  const ProgressTracker& P = r.progress;
+  // No loss, at least as many skips as the highest epoch counted, and no progress after
+  // the last skip ("Skipping epoch 10/10" may itself read as a bar's count).
+  if (P.epochs_skipped == 0 || r.loss.count() > 0 || P.epochs_skipped < P.max_epoch ||
+      (P.bar_end && P.bar_end.line > P.epoch_skipped.line))
+    return false;
+  r.d.cite_marker(P.epoch_skipped, "progress.epoch_skipped",
+                  "the program passed over " + std::to_string(P.epochs_skipped) +
+                      " epoch(s) without training them, and printed no loss");
+  return r.decide("undertrained", 0.55,
+                  "The run ended normally without training: every epoch it reached was skipped (a resumed run whose "
+                  "checkpoint says the work was done, or a start point beyond the planned end).");
+}
+
 }  // namespace
 
-bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r); }
+bool check_undertrained(FinishedRun& r) { return a_handful(r) || far_short_of_plan(r) || every_epoch_skipped(r); }
 
 // A few hundred steps: long enough that a learning model's loss falls clearly (a tenth or
 // more, even a fine-tune's), short enough that a flat loss means it stopped too soon; a long
