@@ -513,6 +513,7 @@ void ProgressTracker::feed(std::string_view body, std::string_view prefix, std::
     }
   }
   markers(body, line);
+  if (has(body, "rew") || has(body, "eturn") || has(body, "EpRet")) returns.feed(body, line);
   // Scheduler lines ("*** STEP 123.0 ON node CANCELLED ...") are never training progress.
   if (has(body, "slurmstepd") || has(body, "CANCELLED AT") || has(body, "srun: ")) return;
   if (ts) {
@@ -582,6 +583,9 @@ const std::vector<CuePattern>& progress_cues() {
       {kLaunchBlocking, CueKind::marker},
       {kLoader, CueKind::marker},
       {kEarlyStopSetting, CueKind::marker},
+      {"ep_rew_mean|ep_reward_mean|episode_reward|mean_reward|avg_reward|average_reward|reward_mean|episodic_return|"
+       "episode_return|mean_return|avg_return|average_return|return_mean|EpRet",
+       CueKind::marker},
       {"Running training", CueKind::marker},
       {"Using network Socket|NET/Socket : Using|Using network IB|NET/IB : Using", CueKind::marker},
       {"throttle_reasons|event_reasons|clocks_throttle|clocks_event", CueKind::marker},

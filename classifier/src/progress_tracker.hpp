@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "accuracy_tracker.hpp"
+#include "return_tracker.hpp"
 #include "step_rhythm.hpp"
 
 namespace gpualert::classify::detail {
@@ -138,6 +139,7 @@ class ProgressTracker {
   // (a linear, cosine or polynomial decay to zero, not a step or exponential decay).
   bool lr_schedule_ended() const;
   AccuracyTracker accuracy;
+  ReturnTracker returns;  // a reinforcement-learning run's mean episode return
   std::map<std::string, RankTiming> ranks;  // bounded to kMaxRanks
 
   // Markers.

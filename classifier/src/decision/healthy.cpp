@@ -39,6 +39,15 @@ std::string announced_end_claim(const ProgressTracker& P, const Marker* end) {
          " announced: the run reached its planned length";
 }
 
+// A reinforcement-learning run's learning curve is its return, not its loss terms.
+void show_return(Decision& d) {
+  const ReturnTracker& R = d.scan.progress.returns;
+  if (!R.is_curve()) return;
+  d.v.shows.push_back("the " + R.key() + " went from " + R.first_value() + " (line " + std::to_string(R.first_line()) +
+                      ") to " + R.last_value() + " (line " + std::to_string(R.last_line()) + ") over " +
+                      std::to_string(R.count()) + " records");
+}
+
 }  // namespace
 
 void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Facts& facts) {
@@ -59,6 +68,7 @@ void healthy_from_text(Decision& d, const Citation* fin, const Marker* end, Fact
     d.v.shows.push_back(d.loss_summary());
     conf += 0.15;
   }
+  show_return(d);
   d.v.shows.push_back("no error, crash or scheduler action was found in " + std::to_string(d.scan.lines) + " lines");
   d.add_text("healthy", facts);
   d.v.confidence = std::min(conf, 0.65);
@@ -95,6 +105,7 @@ Verdict healthy_or_not(Decision& d) {
         d.v.shows.push_back(d.loss_summary());
         conf += 0.25;
       }
+      show_return(d);
       if (P.have_step || P.progress_lines)
         d.v.shows.push_back(std::to_string(P.have_step ? P.max_step : P.progress_lines) +
                            (P.have_step ? " training steps were reached" : " progress lines were printed"));

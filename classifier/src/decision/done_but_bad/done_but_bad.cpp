@@ -29,6 +29,7 @@ struct Check {
 const Check kChecks[] = {
     {check_resume_from_scratch, Needs::completed},
     {check_undertrained, Needs::completed},
+    {check_return_never_moved, Needs::anything},
     {check_divergence, Needs::anything},
     {check_accuracy_at_chance, Needs::anything},
     {check_undertrained_unmoved, Needs::completed},
@@ -48,6 +49,9 @@ const Check kChecks[] = {
 FinishedRun::FinishedRun(Decision& dec, Facts& f)
     : d(dec), facts(f), progress(dec.scan.progress), loss(dec.scan.loss), trend(dec.scan.loss.trend()) {
   has_trend = trend.trend != LossTracker::Trend::none && trend.trend != LossTracker::Trend::too_few;
+  // A reinforcement-learning run: its loss terms (value, policy, entropy) rise and fall with
+  // the data the policy collects; its return is the learning curve (return_never_moved.cpp).
+  if (dec.scan.progress.returns.is_curve()) has_trend = false;
   steps = progress.have_step ? progress.max_step : (progress.total_steps ? progress.total_steps : loss.count());
   loss_only = !d.exit_status.zero && !d.completed_by_log;
   const ProgressTracker& P = progress;

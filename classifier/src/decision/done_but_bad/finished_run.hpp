@@ -43,6 +43,7 @@ bool check_divergence(FinishedRun& r);          // rising, exploded, frozen, pin
 bool check_divergence_plateau(FinishedRun& r);  // never moved from its start (weaker)
 bool check_divergence_before_stop(FinishedRun& r);  // rising, exploded or unrecovered before a cancel
 bool check_accuracy_at_chance(FinishedRun& r);  // accuracy pinned at 1/K: the model predicts one class
+bool check_return_never_moved(FinishedRun& r);  // an RL return that printed one value throughout
 bool check_underutilized_any_stretch(FinishedRun& r);  // data wait >= 70 %: visible in any part of a log
 bool check_underutilized(FinishedRun& r);
 bool check_underutilized_rhythm(FinishedRun& r);  // one slow step in every few: the loader's workers run dry
