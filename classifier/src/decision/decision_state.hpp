@@ -16,6 +16,10 @@
 
 namespace gpualert::classify::detail {
 
+// How strongly a signal a log line names speaks for a crash: SEGV, KILL, BUS, ABRT, ILL and
+// FPE above TERM, INT and the rest; 0 for none.
+inline int signal_rank(int s) { return s == 11 || s == 9 || s == 7 || s == 6 || s == 4 || s == 8 ? 2 : (s ? 1 : 0); }
+
 struct Decision {
   Decision(const RuleSet& r, const ScanResult& s, const RunStatus& status);
 

@@ -27,8 +27,9 @@ void drop_kills_srun_made(Decision& d) {
   d.log_signal = 0;
   d.log_signal_line = 0;
   d.log_signal_hit = nullptr;
+  // The strongest of the other signal lines, chosen as collect_rule_evidence chooses.
   for (const Hit* h : d.signal_hits)
-    if (h->signal && h->signal != 9 && (!d.log_signal || h->line < d.log_signal_line)) {
+    if (h->signal != 9 && signal_rank(h->signal) > signal_rank(d.log_signal)) {
       d.log_signal = h->signal;
       d.log_signal_line = h->line;
       d.log_signal_hit = h;

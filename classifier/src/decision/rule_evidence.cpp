@@ -25,8 +25,7 @@ void collect_rule_evidence(Decision& d) {
       for (const Hit* h : hits) {
         d.signal_hits.push_back(h);
         // The strongest signal evidence in the log: a crash signal beats SIGTERM/SIGINT.
-        const auto rank = [](int s) { return s == 11 || s == 9 || s == 7 || s == 6 || s == 4 || s == 8 ? 2 : (s ? 1 : 0); };
-        if (rank(h->signal) > rank(d.log_signal)) {
+        if (signal_rank(h->signal) > signal_rank(d.log_signal)) {
           d.log_signal = h->signal;
           d.log_signal_line = h->line;
           d.log_signal_hit = h;

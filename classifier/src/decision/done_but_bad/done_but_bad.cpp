@@ -60,15 +60,16 @@ FinishedRun::FinishedRun(Decision& dec, Facts& f)
   else if (P.announced_epochs && P.bare_epoch_last)
     done_fraction = static_cast<double>(P.bare_epoch_high + (P.bare_epoch_first == 0 ? 1 : 0)) /
                     static_cast<double>(P.announced_epochs);
-  if (P.data_time.count() >= 3 && P.step_time().count() >= 3) {
-    const double per = static_cast<double>(P.step_time().count()) / static_cast<double>(P.data_time.count());
-    const double pooled = P.data_time.sum() / std::max(P.step_time().sum(), 1e-12) * per;
+  const Series& step_time = P.step_time();
+  if (P.data_time.count() >= 3 && step_time.count() >= 3) {
+    const double per = static_cast<double>(step_time.count()) / static_cast<double>(P.data_time.count());
+    const double pooled = P.data_time.sum() / std::max(step_time.sum(), 1e-12) * per;
     // Without a first step that is the slowest: that iteration's warm-up (workers spawning,
     // cuDNN autotuning) is mostly "data" and can outweigh a short log's other steps.
-    const std::vector<double> st = P.step_time().values(), dt = P.data_time.values();
-    const bool warm_up = st.front() >= P.step_time().max() && dt.front() <= st.front();
+    const std::vector<double> st = step_time.values(), dt = P.data_time.values();
+    const bool warm_up = st.front() >= step_time.max() && dt.front() <= st.front();
     data_frac = warm_up ? std::min(pooled, (P.data_time.sum() - dt.front()) /
-                                               std::max(P.step_time().sum() - st.front(), 1e-12) * per)
+                                               std::max(step_time.sum() - st.front(), 1e-12) * per)
                         : pooled;
   }
 }

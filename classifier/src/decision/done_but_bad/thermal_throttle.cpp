@@ -8,14 +8,15 @@ namespace gpualert::classify::detail {
 bool check_thermal_throttle(FinishedRun& r) {
   Decision& d = r.d;
   const ProgressTracker& P = r.progress;
+  const Series& st = P.step_time();
   if (P.throttle_active_n == 0) return false;
-  const bool timed = P.step_time().count() >= 6;
-  const double slowdown = timed && P.step_time().early() > 0 ? P.step_time().late() / P.step_time().early() : 0;
+  const bool timed = st.count() >= 6;
+  const double slowdown = timed && st.early() > 0 ? st.late() / st.early() : 0;
   if (timed && slowdown < 1.2) return false;
   d.cite_marker(P.throttle_active, "progress.throttle", "a GPU clock throttle reason (thermal/power) is active");
   if (P.throttle_active_n > 1) d.v.shows.push_back(std::to_string(P.throttle_active_n) + " throttle-active records in all");
   if (timed)
-    d.v.shows.push_back("the step time rose from about " + fmt(P.step_time().early()) + " s to about " + fmt(P.step_time().late()) +
+    d.v.shows.push_back("the step time rose from about " + fmt(st.early()) + " s to about " + fmt(st.late()) +
                         " s (x" + fmt(slowdown) + ")");
   return r.decide("thermal_throttle", timed ? 0.75 : 0.5);
 }
