@@ -44,7 +44,11 @@ void prefer_hang(Decision& d, std::optional<Cand>& primary, bool& disposition_pr
   // busy (a last evaluation, the final save) and finished, not hung.
   const Citation* fin = finish_marker_near_end(d);
   const bool quiet_ends_in_finish = fin && fin->line >= P.last_ts_line;
-  if (silent && *silent >= need && (ended || killed || (!primary && !d.exit_status.zero && !quiet_ends_in_finish))) {
+  // Nothing ended it, and the run had reached the length it announced before the quiet:
+  // what came after (a test pass, the final save) was work after training, not a stall.
+  const bool quiet_after_plan = announced_end_reached(d) != nullptr;
+  if (silent && *silent >= need &&
+      (ended || killed || (!primary && !d.exit_status.zero && !quiet_ends_in_finish && !quiet_after_plan))) {
     if (primary) ended_by = primary;
     Cand h{"hang", 60, P.last_progress_line, nullptr, how + ": the job stopped making progress long before it was ended",
            "log", {}, 1, 1, {}, false};
