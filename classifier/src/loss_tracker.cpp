@@ -70,6 +70,12 @@ double noise_of_medians(const std::vector<LossPoint>& v, std::size_t q) {
 bool is_setting_key(const std::string& k) {
   for (const char* s : {"scale_loss", "dynamic_loss", "static_loss", "init_loss", "initial_loss", "use_loss"})
     if (k == s) return true;
+  // A loss named by a word after it ("Loss Discriminator", "Loss_G") is a loss; these
+  // words name one of its settings instead ("loss scale: 65536", "Loss Weight: 0.5").
+  for (const char* s : {"_scale", "_weight", "_weights", "_type", "_fn", "_function", "_ratio", "_factor", "_mode",
+                        "_coef", "_coeff", "_name", "_cap", "_clip", "_window", "_interval"})
+    if (k.size() > 4 + std::strlen(s) && k.rfind("loss", 0) == 0 && k.compare(k.size() - std::strlen(s), std::string::npos, s) == 0)
+      return true;
   return false;
 }
 
@@ -244,6 +250,17 @@ std::optional<LossTracker::Unrecovered> LossTracker::spike_unrecovered() const {
   const double start = mean(pts, 0, std::min<std::size_t>(16, pts.size() / 4));
   const double learned = start - smooth[low];
   if (learned <= 0 || smooth[peak] < 1.3 * smooth[low] || smooth[peak] - smooth[low] < 0.5 * learned) return std::nullopt;
+  // The lowest of many medians of 5 lies well below the typical one by scatter alone: a
+  // loss that only scatters (a GAN's discriminator) has no low to spike from. The
+  // scatter is read from neighbouring values, so a falling trend does not count as it.
+  {
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < pts.size(); ++i) steps.push_back(std::fabs(pts[i].value - pts[i - 1].value));
+    std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
+    const double sd = steps[steps.size() / 2] / 0.954;
+    const double floor = 4.0 * 1.25 * sd / std::sqrt(5.0);
+    if (learned < floor || smooth.back() - smooth[low] < floor) return std::nullopt;
+  }
   const std::size_t last_n = std::max<std::size_t>(5, after / 4);
   for (std::size_t i = smooth.size() - last_n; i < smooth.size(); ++i)
     if (i <= peak || smooth[i] < 1.12 * smooth[low] || smooth[i] - smooth[low] < 0.2 * learned) return std::nullopt;
