@@ -18,6 +18,11 @@ std::string normalise_key(std::string_view k) {
   // A loss named by its split alone ("step 100 | train 2.59 | val 2.60", CatBoost's
   // "learn: 0.51") is the same series.
   if (k == "train" || k == "training" || k == "Train" || k == "Training" || k == "learn") return "loss";
+  // The word for loss in the language the program prints (Romanian, Spanish, French,
+  // German, Portuguese, Italian, Chinese, Russian) names the same series.
+  for (std::string_view w : {"pierdere", "perdida", "pérdida", "perte", "Perte", "verlust", "Verlust", "perda", "perdita",
+                             "损失", "损失值", "потеря"})
+    if (k == w) return "loss";
   std::string out;
   for (char c : k) {
     const auto u = static_cast<unsigned char>(c);
