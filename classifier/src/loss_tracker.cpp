@@ -19,9 +19,8 @@ std::string normalise_key(std::string_view k) {
   // "learn: 0.51") is the same series.
   if (k == "train" || k == "training" || k == "Train" || k == "Training" || k == "learn") return "loss";
   // The word for loss in the language the program prints (Romanian, Spanish, French,
-  // German, Portuguese, Italian, Chinese, Russian) names the same series.
-  for (std::string_view w : {"pierdere", "perdida", "pérdida", "perte", "Perte", "verlust", "Verlust", "perda", "perdita",
-                             "损失", "损失值", "потеря"})
+  // German, Portuguese, Italian) names the same series.
+  for (std::string_view w : {"pierdere", "perdida", "perte", "Perte", "verlust", "Verlust", "perda", "perdita"})
     if (k == w) return "loss";
   std::string out;
   for (char c : k) {

@@ -65,6 +65,32 @@ TEST(FastPath, SameVerdictsOnAwkwardLines) {
   }
 }
 
+// The matcher reads bytes, RE2 reads UTF-8: a rule that names a word of another script
+// or an accented letter (a loss word, an end-of-training sentence, a full-width colon)
+// must still select its lines. Long enough for the fast path to be taken.
+TEST(FastPath, SameVerdictsInOtherLanguages) {
+  ASSERT_TRUE(builtin().build_fast_matcher());
+  // HEAD, the epoch number, MID, the loss: N lines, then END.
+  auto run = [](const std::string& head, const std::string& mid, int n, const std::string& end) {
+    std::string log;
+    for (int i = 1; i <= n; ++i) log += head + std::to_string(i) + mid + std::to_string(3.0 / i + 0.1) + '\n';
+    return log + end + '\n';
+  };
+  const std::vector<std::string> logs = {
+      run("\xC3\x89poca ", " - p\xC3\xA9rdida: ", 40, "entrenamiento finalizado"),
+      run("\xC3\xA9poque ", " perte = ", 40, "entra\xC3\xAEnement termin\xC3\xA9"),
+      run("\xE7\xAC\xAC ", " \xE8\xBD\xAE \xE6\x8D\x9F\xE5\xA4\xB1\xEF\xBC\x9A", 40,
+          "\xE8\xBF\x9B\xE7\xA8\x8B\xE5\xB7\xB2\xE7\xBB\x93\xE6\x9D\x9F\xEF\xBC\x8C\xE9\x80\x80\xE5\x87\xBA\xE4\xBB\xA3\xE7\xA0\x81\xE4\xB8\xBA 0"),
+      run("pas ", " | pierdere ", 40, "antrenare terminat\xC4\x83"),
+      run("Epoch ", " - Loss Discriminator: ", 40, "Training abgeschlossen"),
+  };
+  for (const auto& log : logs) {
+    const auto fast = to_json(builtin().classify_text(log, exit_status(std::nullopt))).dump(1);
+    const auto ref = to_json(reference().classify_text(log, exit_status(std::nullopt))).dump(1);
+    EXPECT_EQ(fast, ref) << log;
+  }
+}
+
 // A long log whose middle is thinned: what matters there is still found exactly (a
 // first NaN, a resume, the last progress line before a hang), and the counts of what
 // was left out are close.

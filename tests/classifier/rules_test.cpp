@@ -45,6 +45,23 @@ TEST(Rules, TheSourceFilesMatchTheBuiltinSet) {
   EXPECT_EQ(Classifier::from_files(files).rule_count(), builtin().rule_count());
 }
 
+// The fast matcher reads bytes, RE2 reads UTF-8: a non-ASCII letter in a pattern (a
+// Chinese loss word inside a case-insensitive rule) matched under RE2 but went unmatched
+// in the matcher's shared database, so the two paths disagreed. Built-in patterns stay
+// ASCII; a site rule that needs other scripts is read the same way by both only if
+// FastPath.SameVerdictsInOtherLanguages says so.
+TEST(Rules, BuiltinPatternsAreAscii) {
+  for (const auto& e : fs::directory_iterator(GPUALERT_RULES_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.find("\"pattern\"") == std::string::npos && line.find("\"frames") == std::string::npos) continue;
+      for (unsigned char c : line) EXPECT_LT(c, 0x80u) << e.path().filename() << " line " << n;
+    }
+  }
+}
+
 TEST(Rules, JsonSyntaxErrorNamesFileAndLine) {
   RuleFile f("{\n  \"schema\": 1,\n  \"rules\": [ { \"id\": \"x\", }\n  ]\n}\n", "broken.json");
   const std::string msg = error_of({f.path});
