@@ -18,15 +18,15 @@ std::string normalise_key(std::string_view k) {
   // A loss named by its split alone ("step 100 | train 2.59 | val 2.60", CatBoost's
   // "learn: 0.51") is the same series.
   if (k == "train" || k == "training" || k == "Train" || k == "Training" || k == "learn") return "loss";
-  // The word for loss in the language the program prints (Romanian, Spanish, French,
-  // German, Portuguese, Italian) names the same series.
-  for (std::string_view w : {"pierdere", "perdida", "perte", "Perte", "verlust", "Verlust", "perda", "perdita"})
-    if (k == w) return "loss";
   std::string out;
   for (char c : k) {
     const auto u = static_cast<unsigned char>(c);
     out.push_back(c == ' ' || c == '/' || c == '-' ? '_' : static_cast<char>(std::tolower(u)));
   }
+  // The word for loss in the language the program prints (Romanian, Spanish, French,
+  // German, Portuguese, Italian) names the same series.
+  for (std::string_view w : {"pierdere", "perdida", "perte", "verlust", "perda", "perdita"})
+    if (out == w) return "loss";
   return out;
 }
 
@@ -256,7 +256,10 @@ std::optional<LossTracker::Unrecovered> LossTracker::spike_unrecovered() const {
   if (learned <= 0 || smooth[peak] < 1.3 * smooth[low] || smooth[peak] - smooth[low] < 0.5 * learned) return std::nullopt;
   // The lowest of many medians of 5 lies well below the typical one by scatter alone: a
   // loss that only scatters (a GAN's discriminator) has no low to spike from. The
-  // scatter is read from neighbouring values, so a falling trend does not count as it.
+  // scatter is read from neighbouring values, so a falling trend does not count as it:
+  // SD from the median step (0.954 SD for independent normal scatter), a median of 5
+  // scatters about 1.25 SD / sqrt(5), and the low and the end must both stand four of
+  // those away.
   {
     std::vector<double> steps;
     for (std::size_t i = 1; i < pts.size(); ++i) steps.push_back(std::fabs(pts[i].value - pts[i - 1].value));
